@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Reading small text files relative to an injected root (a directory fd), as every reader of
+ * /sys, /proc and /run must (STYLE: "the world is injected"). Paths are relative to dir_fd; an
+ * absolute path ignores dir_fd, so pass AT_FDCWD only at the edge. */
+
+#include <stddef.h>
+
+/* Maximum size read_full_file_at() accepts; larger files give -EFBIG. */
+#define READ_FULL_FILE_MAX (4U * 1024U * 1024U)
+
+/* Read the whole file into a NUL-terminated malloc'd buffer. *ret_size excludes the NUL.
+ * Returns 0, -ENOENT etc. from openat(), -EFBIG if larger than READ_FULL_FILE_MAX. */
+int read_full_file_at(int dir_fd, const char *path, char **ret, size_t *ret_size);
+
+/* Read the first line of a file (sysfs attribute), without the trailing newline/whitespace. */
+int read_one_line_at(int dir_fd, const char *path, char **ret);
+
+/* Read the whole content of an already open fd from offset 0 (pread), e.g. a pollable sysfs
+ * attribute after POLLPRI. Trailing whitespace is stripped. */
+int read_fd_from_start(int fd, char **ret);
+
+/* Write `data` to `path` atomically: temp file in the same directory, fsync, rename. */
+int write_file_atomic_at(int dir_fd, const char *path, const void *data, size_t size);
