@@ -16,6 +16,7 @@ static const struct {
 } verbs[] = {
         { "help", NULL, "show this help" },
         /* { "name", ctl_NAME_main, "help" }, one line per verb, in ctl.h order */
+        { "volumes", ctl_volumes_main, "show md/LVM/controller volumes, disks and their health" },
 };
 
 static int help(FILE *f) {

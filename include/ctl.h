@@ -3,3 +3,5 @@
 
 /* storpulsectl verbs. Each takes the verb's own argv (argv[0] = verb name) and returns the
  * process exit code documented in its --help (0 ok, 1 usage, 2 target unusable, 3 I/O errors). */
+
+int ctl_volumes_main(int argc, char **argv); /* ctl-volumes.c */

@@ -27,6 +27,10 @@ int inventory_new(int root_fd, const DmStatusProvider *dm, Inventory **ret);
  * provider: libdevmapper for "/", the dm/ files below the root otherwise. */
 int inventory_new_for_root(const char *root, Inventory **ret);
 
+/* Flags for controller_lookup() (include/controller.h): CONTROLLER_ALLOW_TEST lets the VM suite
+ * treat scsi_debug hosts as controllers. Default 0. Takes effect at the next read. */
+void inventory_set_controller_flags(Inventory *inv, unsigned flags);
+
 Inventory *inventory_free(Inventory *inv);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Inventory *, inventory_free);
 
@@ -65,6 +69,10 @@ Volume *inventory_get(const Inventory *inv, const char *name);
 
 /* True if v is a top of the tree: not hidden and no visible holder. */
 bool inventory_is_top_level(const Inventory *inv, const Volume *v);
+
+/* The `storpulsectl volumes --json` document: a JSON array of volume_to_json() objects for every
+ * visible (not hidden) volume, in name order. Returns 0 and a new reference, or -ENOMEM. */
+int inventory_to_json(const Inventory *inv, json_object **ret);
 
 /* Attribute the problem of `v` to the lowest layer that shows it: walks v's members downwards
  * and returns the lowest volume that itself has a problem (volume_has_problem()), preferring a

@@ -91,6 +91,7 @@ typedef struct Volume {
                       * dm "active"/"suspended", disks "running"/"offline" or "ok" */
         bool hidden; /* an LVM sub-LV (_rimage_, _rmeta_, ...) folded into `folded_into` */
         char *folded_into;
+        char *sub_lv_of; /* LVM sub-LVs: the LV name they belong to ("r1" for r1_rimage_0) */
 
         char **members;     /* NULL-terminated names of the volumes this one sits on (after folding
                              * sub-LVs: a raid1 LV lists the devices below its rimages; a partition

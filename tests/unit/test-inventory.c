@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/* Inventory over the fixture trees in tests/fixtures/: golden JSON per scenario (key order
+ * normalised by json_object_equal()), field assertions whose expected values are the captured
+ * kernel figures, the stack graph (sub-LV folding, LVM on md, partitions), problem attribution,
+ * the hotplug add/change/remove path, and garbage trees that must not crash. */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dm-status.h"
+#include "fileio.h"
+#include "inventory.h"
+#include "macro.h"
+#include "sysfs.h"
+#include "tap.h"
+
+static const char *fixtures(void) {
+        const char *e = getenv("STORPULSE_FIXTURES");
+        return e ? e : "tests/fixtures";
+}
+
+static Inventory *scan(const char *scenario) {
+        char path[4096];
+        Inventory *inv = NULL;
+        int r;
+
+        (void) snprintf(path, sizeof(path), "%s/%s", fixtures(), scenario);
+        r = inventory_new_for_root(path, &inv);
+        if (r < 0) {
+                tap_diag("cannot open %s: %d", path, r);
+                return NULL;
+        }
+        r = inventory_scan(inv);
+        if (r < 0) {
+                tap_diag("scan of %s failed: %d", path, r);
+                return inventory_free(inv);
+        }
+        return inv;
+}
+
+static const VolumeMember *member(const Volume *v, const char *name) {
+        for (size_t i = 0; v && i < v->n_array_members; i++)
+                if (v->array_members[i].name && strcmp(v->array_members[i].name, name) == 0)
+                        return &v->array_members[i];
+        return NULL;
+}
+
+static void test_golden(void) {
+        _cleanup_close_ int dfd = -EBADF;
+        _cleanup_strv_free_ char **names = NULL;
+        size_t n = 0, checked = 0;
+
+        dfd = open(fixtures(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok(dfd >= 0, "open fixtures dir %s", fixtures());
+        if (dfd < 0)
+                return;
+        ok(sysfs_list_dir(dfd, ".", &names, &n) == 0, "list fixtures");
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(inventory_freep) Inventory *inv = NULL;
+                _cleanup_free_ char *text = NULL;
+                char path[512];
+                json_object *want, *got = NULL;
+                size_t sz;
+
+                (void) snprintf(path, sizeof(path), "%s/expected.json", names[i]);
+                if (read_full_file_at(dfd, path, &text, &sz) < 0)
+                        continue;
+                checked++;
+                want = json_tokener_parse(text);
+                ok(want != NULL, "%s: expected.json parses", names[i]);
+                inv = scan(names[i]);
+                ok(inv != NULL, "%s: scan", names[i]);
+                if (inv)
+                        is_int(inventory_to_json(inv, &got), 0, "%s: to_json", names[i]);
+                ok(want && got && json_object_equal(want, got), "%s: matches expected.json",
+                   names[i]);
+                if (want && got && !json_object_equal(want, got))
+                        tap_diag("got: %s", json_object_to_json_string_ext(got, 0));
+                json_object_put(want);
+                json_object_put(got);
+        }
+        ok(checked >= 10, "golden files checked: %zu", checked);
+}
+
+static void test_md_raid1(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const Volume *md, *where = NULL;
+        const char *bad = NULL;
+
+        /* recover: capture "recovery = 8.6% (22528/261120) ... speed=3754K/sec", sync_speed 3754 */
+        inv = scan("md-raid1-recover");
+        md = inventory_get(inv, "md0");
+        ok(md != NULL, "recover: md0 present");
+        if (!md)
+                return;
+        is_int(md->kind, VOLUME_MD, "md0 is md");
+        is_str(md->level, "raid1", "level");
+        is_int(md->health, VOLUME_HEALTH_DEGRADED, "degraded during recovery (degraded=1)");
+        is_str(md->sync.action, "recover", "sync_action");
+        ok(md->sync.has_progress, "progress known");
+        is_double(md->sync.progress, 22528.0 / 261120.0, 1e-9, "progress from /proc/mdstat");
+        is_u64(md->sync.speed_bytes_per_second, 3754 * 1024, "speed = sync_speed KiB/s * 1024");
+        ok(md->sync.has_eta, "eta known");
+        is_u64(md->sync.eta_seconds, (261120 - 22528) * 1024ULL / (3754 * 1024ULL), "eta");
+        is_str(member(md, "vdb") ? member(md, "vdb")->state : NULL, "spare", "vdb spare");
+        is_int(member(md, "vda") ? member(md, "vda")->slot : -9, 0, "vda slot 0");
+        is_int(strv_length(md->members), 2, "two members");
+        ok(strv_contains(inventory_get(inv, "vda")->holders, "md0"), "vda held by md0");
+        ok(inventory_is_top_level(inv, md), "md0 top level");
+        ok(!inventory_is_top_level(inv, inventory_get(inv, "vda")), "vda not top level");
+        is_str(inventory_get(inv, "vda")->transport, "virtio", "virtio transport");
+        is_u64(md->size_bytes, 261120ULL * 1024, "md0 size");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-resync");
+        md = inventory_get(inv, "md0");
+        ok(md && md->sync.has_progress, "resync: progress");
+        if (md) {
+                is_double(md->sync.progress, 20608.0 / 261120.0, 1e-9, "resync progress");
+                is_u64(md->sync.speed_bytes_per_second, 6869 * 1024, "resync speed");
+                is_int(md->health, VOLUME_HEALTH_OK, "resync of a new array is not degraded");
+        }
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-idle");
+        md = inventory_get(inv, "md0");
+        ok(md && !md->sync.has_progress && !md->sync.has_eta, "idle: no progress, no eta");
+        is_str(md ? md->sync.action : NULL, "idle", "idle action");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_OK, "idle ok");
+        is_int(inventory_attribute_problem(inv, md, &where, &bad), 0, "idle: no problem");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-check");
+        md = inventory_get(inv, "md0");
+        is_str(md ? md->sync.action : NULL, "check", "check action");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_OK, "a check is not an alarm");
+        is_double(md ? md->sync.progress : -1, 21504.0 / 261120.0, 1e-9, "check progress");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-degraded");
+        md = inventory_get(inv, "md0");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_DEGRADED, "degraded");
+        is_str(md && member(md, "vdb") ? member(md, "vdb")->state : NULL, "faulty", "vdb faulty");
+        is_int(md && member(md, "vdb") ? member(md, "vdb")->slot : -9, -1, "faulty slot none");
+        is_int(inventory_attribute_problem(inv, md, &where, &bad), 1, "degraded: a problem");
+        ok(where == md, "attributed to md0 itself (the disk shows nothing)");
+        is_str(bad, "vdb", "faulty member named");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-removed");
+        md = inventory_get(inv, "md0");
+        is_int(md ? (long long) strv_length(md->members) : -1, 1, "removed: one member left");
+        is_int(md ? md->degraded : -1, 1, "removed: degraded=1");
+        is_int(strv_length(inventory_get(inv, "vdb")->holders), 0, "vdb holds nothing");
+        ok(inventory_is_top_level(inv, inventory_get(inv, "vdb")), "vdb is top level again");
+}
+
+static void test_md_other(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const Volume *md;
+
+        inv = scan("md-raid5-recover");
+        md = inventory_get(inv, "md1");
+        is_str(md ? md->level : NULL, "raid5", "raid5 level");
+        is_int(md ? md->raid_disks : -1, 3, "raid5 raid_disks");
+        is_double(md ? md->sync.progress : -1, 25472.0 / 261120.0, 1e-9, "raid5 progress");
+        is_u64(md ? md->sync.speed_bytes_per_second : 0, 5094 * 1024, "raid5 speed");
+        is_u64(md && md->md ? 1 : 0, 1, "MdArray attached");
+        ok(inventory_get(inv, "md0") == NULL, "md0 only in mdstat is not a volume");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-delayed");
+        md = inventory_get(inv, "md1");
+        ok(md && md->sync.delayed, "md1 delayed");
+        ok(md && !md->sync.has_progress && !md->sync.has_eta, "delayed: no progress figure");
+        md = inventory_get(inv, "md0");
+        ok(md && md->sync.has_progress && !md->sync.delayed, "md0 resyncing, not delayed");
+        ok(strv_contains(md ? md->members : NULL, "sda1"), "md0 on sda1");
+        ok(strv_contains(inventory_get(inv, "sda1")->members, "sda"), "sda1 sits on sda");
+        ok(strv_contains(inventory_get(inv, "sda")->holders, "sda1"), "sda holds sda1");
+        is_str(inventory_get(inv, "sda")->driver, "ahci", "ahci driver");
+        is_int(inventory_get(inv, "sda")->kind, VOLUME_DISK, "ahci disk is a disk");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid0-broken");
+        md = inventory_get(inv, "md2");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_FAILED, "broken raid0 failed");
+        ok(md && !md->sync.action, "raid0 has no sync_action");
+}
+
+static void test_lvm(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const Volume *lv, *where = NULL;
+        const char *bad = NULL;
+
+        inv = scan("lvm-raid1-syncing");
+        lv = inventory_get(inv, "dm-4");
+        ok(lv != NULL, "dm-4 present");
+        if (!lv)
+                return;
+        is_int(lv->kind, VOLUME_LVM, "lvm kind");
+        is_str(lv->vg_name, "vg0", "vg");
+        is_str(lv->lv_name, "r1", "lv");
+        is_str(lv->dm_target, "raid", "raid target");
+        is_str(lv->level, "raid1", "raid1");
+        is_int(lv->health, VOLUME_HEALTH_OK, "initial sync is not degraded");
+        is_double(lv->sync.progress, 30976.0 / 245760.0, 1e-9, "dm-raid progress");
+        is_u64(lv->sync.speed_bytes_per_second, 0, "no speed from one reading");
+        ok(!lv->sync.has_eta, "no eta from one reading");
+        is_int(strv_length(lv->members), 2, "members are the PVs");
+        ok(strv_contains(lv->members, "vdg") && strv_contains(lv->members, "vdh"), "vdg, vdh");
+        for (int i = 0; i < 4; i++) {
+                char n[8];
+                (void) snprintf(n, sizeof(n), "dm-%d", i);
+                ok(inventory_get(inv, n) && inventory_get(inv, n)->hidden, "%s hidden", n);
+                is_str(inventory_get(inv, n) ? inventory_get(inv, n)->folded_into : NULL, "dm-4",
+                       "%s folded into dm-4", n);
+        }
+        is_int(strv_length(inventory_get(inv, "vdg")->holders), 2, "vdg holders: r1 and lin");
+        ok(strv_contains(inventory_get(inv, "vdg")->holders, "dm-4") &&
+                   strv_contains(inventory_get(inv, "vdg")->holders, "dm-5"),
+           "vdg held by dm-4, dm-5 (sub-LVs folded)");
+        is_str(lv->array_members[1].state, "syncing", "leg 1 'a' = syncing");
+        ok(inventory_is_top_level(inv, lv), "r1 top level");
+        ok(!inventory_is_top_level(inv, inventory_get(inv, "dm-1")), "rimage not top level");
+        is_str(inventory_get(inv, "dm-5")->dm_target, "linear", "lin is linear");
+        ok(!volume_is_array(inventory_get(inv, "dm-5")), "lin is no array");
+        inv = inventory_free(inv);
+
+        inv = scan("lvm-raid1-insync");
+        lv = inventory_get(inv, "dm-4");
+        ok(lv && !lv->sync.has_progress, "in sync: no progress");
+        is_str(lv ? lv->array_members[0].state : NULL, "in_sync", "A = in_sync");
+        inv = inventory_free(inv);
+
+        inv = scan("lvm-raid1-dead-leg");
+        lv = inventory_get(inv, "dm-4");
+        is_int(lv ? lv->health : -1, VOLUME_HEALTH_DEGRADED, "dead leg: degraded");
+        is_int(lv ? lv->degraded : -1, 1, "one dead leg");
+        is_int(inventory_attribute_problem(inv, lv, &where, &bad), 1, "problem found");
+        ok(where == lv, "attributed to the LV");
+        is_str(bad, "vdh", "dead leg is vdh");
+        inv = inventory_free(inv);
+
+        inv = scan("lvm-on-md");
+        lv = inventory_get(inv, "dm-0");
+        ok(lv && strv_contains(lv->members, "md0"), "LV sits on md0");
+        ok(strv_contains(inventory_get(inv, "md0")->holders, "dm-0"), "md0 held by LV");
+        ok(inventory_is_top_level(inv, lv) &&
+                   !inventory_is_top_level(inv, inventory_get(inv, "md0")),
+           "LV on top");
+        is_int(inventory_attribute_problem(inv, lv, &where, &bad), 1, "LV on degraded md: problem");
+        is_str(where ? where->name : NULL, "md0", "attributed to md0, the lowest layer showing it");
+        is_str(bad, "vdb", "member vdb");
+}
+
+static void test_disks(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const Volume *v;
+
+        inv = scan("megaraid-sas");
+        v = inventory_get(inv, "sda");
+        is_int(v ? v->kind : -1, VOLUME_CONTROLLER,
+               "megaraid LD (channel 2) is a controller volume");
+        is_str(v ? v->driver : NULL, "megaraid_sas", "driver");
+        is_str(v ? v->scsi_host : NULL, "host0", "host");
+        is_str(v ? v->vendor : NULL, "AVAGO", "vendor padding stripped");
+        is_str(v ? v->model : NULL, "MR9361-8i", "model padding stripped");
+        is_int(v ? v->rotational : -1, 1, "rotational");
+        v = inventory_get(inv, "sdb");
+        is_int(v ? v->kind : -1, VOLUME_DISK, "JBOD disk (channel 0) is a disk");
+        v = inventory_get(inv, "sda2");
+        is_int(v ? v->kind : -1, VOLUME_PARTITION, "sda2 partition");
+        is_str(v ? v->parent : NULL, "sda", "parent");
+        is_int(v ? v->partition_number : -1, 2, "partition number");
+        ok(v && strv_contains(v->members, "sda"), "partition sits on its disk");
+        inv = inventory_free(inv);
+
+        inv = scan("nvme-partitions");
+        v = inventory_get(inv, "nvme0n1");
+        is_str(v ? v->transport : NULL, "nvme", "nvme transport");
+        is_str(v ? v->model : NULL, "QEMU NVMe Ctrl", "nvme model");
+        is_str(v ? v->serial : NULL, "deadbeef", "serial from udev ID_SERIAL_SHORT");
+        is_int(v ? v->logical_block_size : 0, 4096, "lbs");
+        v = inventory_get(inv, "nvme0n1p1");
+        is_int(v ? v->logical_block_size : 0, 4096, "partition lbs from its disk's queue");
+        is_u64(v ? v->size_bytes : 0, 204800ULL * 512, "partition size");
+}
+
+static int mkfile(int dfd, const char *path, const char *content) {
+        char buf[512], *slash;
+
+        (void) snprintf(buf, sizeof(buf), "%s", path);
+        for (slash = strchr(buf, '/'); slash; slash = strchr(slash + 1, '/')) {
+                *slash = 0;
+                (void) mkdirat(dfd, buf, 0755);
+                *slash = '/';
+        }
+        return write_file_atomic_at(dfd, path, content, strlen(content));
+}
+
+static void test_hotplug_and_garbage(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        char tmpl[] = "/tmp/test-inventory-XXXXXX";
+        _cleanup_close_ int dfd = -EBADF;
+        char path[4096];
+        int r;
+
+        (void) snprintf(path, sizeof(path), "%s/md-raid1-degraded", fixtures());
+        ok(inventory_new_for_root(path, &inv) == 0, "new");
+        is_int(inventory_size(inv), 0, "empty before add");
+        is_int(inventory_device_add(inv, "vdb"), 1, "add vdb: new");
+        is_int(inventory_size(inv), 1, "one volume");
+        is_int(strv_length(inventory_get(inv, "vdb")->holders), 0, "md0 unknown yet: not a holder");
+        is_int(inventory_device_add(inv, "md0"), 1, "add md0: new");
+        ok(strv_contains(inventory_get(inv, "vdb")->holders, "md0"), "vdb now held by md0");
+        is_int(inventory_device_change(inv, "md0"), 0, "change md0: known");
+        is_int(inventory_device_add(inv, "nope"), -ENOENT, "absent device -ENOENT");
+        is_int(inventory_device_add(inv, "../etc"), -EINVAL, "path-like name refused");
+        is_int(inventory_device_add(inv, ""), -EINVAL, "empty name refused");
+        is_int(inventory_device_remove(inv, "md0"), 1, "remove md0");
+        is_int(inventory_device_remove(inv, "md0"), 0, "remove again: unknown");
+        is_int(strv_length(inventory_get(inv, "vdb")->holders), 0, "vdb holder gone");
+        is_int(inventory_scan(inv), 0, "rescan");
+        is_int(inventory_size(inv), 3, "rescan finds md0, vda, vdb");
+        inv = inventory_free(inv);
+
+        /* A tree full of garbage: must not crash, must not assert. */
+        ok(mkdtemp(tmpl) != NULL, "mkdtemp");
+        dfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok(inventory_new_for_root(tmpl, &inv) == 0, "new over empty dir");
+        ok(inventory_scan(inv) < 0, "empty root: scan fails (no sys/class/block)");
+        mkfile(dfd, "sys/class/block/x/dev", "garbage\n");
+        mkfile(dfd, "sys/class/block/x/size", "99999999999999999999999999\n");
+        mkfile(dfd, "sys/class/block/x/ro", "\n");
+        mkfile(dfd, "sys/class/block/x/partition", "-1\n");
+        mkfile(dfd, "sys/class/block/md9/dev", "9:9\n");
+        mkfile(dfd, "sys/class/block/md9/md/level", "\n");
+        mkfile(dfd, "sys/class/block/md9/md/sync_completed", "7 / 0\n");
+        mkfile(dfd, "sys/class/block/md9/md/sync_action", "recover\n");
+        mkfile(dfd, "sys/class/block/md9/md/sync_speed", "18446744073709551615\n");
+        mkfile(dfd, "sys/class/block/md9/md/dev-zz/state", ",,,\n");
+        mkfile(dfd, "sys/class/block/dm-9/dev", "252:9\n");
+        mkfile(dfd, "sys/class/block/dm-9/dm/name", "../../etc/passwd\n");
+        mkfile(dfd, "sys/class/block/dm-9/dm/uuid", "LVM-short\n");
+        mkfile(dfd, "sys/class/block/dm-8/dm/name", "vg-lv\n");
+        mkfile(dfd, "sys/class/block/dm-8/dm/uuid", "LVM-x\n");
+        mkfile(dfd, "dm/vg-lv.status", "0 10 raid raid1 2 ZZ 1/0 idle\n");
+        mkfile(dfd, "dm/vg-lv.table", "garbage\n");
+        mkfile(dfd, "run/udev/data/b252:9", "E:DM_LV_NAME=x_rimage_0\nE:noequals\nE:=\n");
+        mkfile(dfd, "proc/mdstat", "md9 : active raid1 zz[0]\n [====] recovery = 999.9% (5/0)\n");
+        r = inventory_scan(inv);
+        is_int(r, 0, "garbage tree scans");
+        is_int(inventory_size(inv), 4, "all four entries listed");
+        ok(inventory_get(inv, "x") && inventory_get(inv, "x")->size_bytes == 0,
+           "overflowing size is unknown");
+        ok(inventory_get(inv, "md9") && inventory_get(inv, "md9")->kind == VOLUME_MD, "md9 is md");
+        ok(inventory_get(inv, "dm-8") && inventory_get(inv, "dm-8")->dm_raid == NULL,
+           "bad dm-raid status is not parsed");
+        {
+                json_object *j = NULL;
+                is_int(inventory_to_json(inv, &j), 0, "garbage renders");
+                json_object_put(j);
+        }
+        {
+                int fd = dfd;
+                char *s = NULL;
+                DmStatusProvider p = { .get = dm_status_get_files, .userdata = &fd };
+                is_int(p.get(p.userdata, "../x", DM_QUERY_STATUS, &s), -EINVAL, "dm name with /");
+                is_int(p.get(p.userdata, ".hidden", DM_QUERY_TABLE, &s), -EINVAL, "dotted name");
+                is_int(p.get(p.userdata, "vg-lv", _DM_QUERY_INVALID, &s), -EINVAL, "bad query");
+                is_int(p.get(p.userdata, "absent", DM_QUERY_TABLE, &s), -ENOENT, "absent file");
+                ok(s == NULL, "output untouched on failure");
+        }
+        (void) unlinkat(dfd, "x", 0);
+        {
+                char cmd[256];
+                (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
+                (void) system(cmd);
+        }
+}
+
+int main(void) {
+        test_golden();
+        test_md_raid1();
+        test_md_other();
+        test_lvm();
+        test_disks();
+        test_hotplug_and_garbage();
+        return tap_done();
+}
