@@ -17,6 +17,7 @@ static const struct {
         { "help", NULL, "show this help" },
         /* { "name", ctl_NAME_main, "help" }, one line per verb, in ctl.h order */
         { "volumes", ctl_volumes_main, "show md/LVM/controller volumes, disks and their health" },
+        { "probe", ctl_probe_main, "one-shot read-only probe of block devices or files" },
 };
 
 static int help(FILE *f) {

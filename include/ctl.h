@@ -5,3 +5,4 @@
  * process exit code documented in its --help (0 ok, 1 usage, 2 target unusable, 3 I/O errors). */
 
 int ctl_volumes_main(int argc, char **argv); /* ctl-volumes.c */
+int ctl_probe_main(int argc, char **argv);   /* ctl-probe.c */
