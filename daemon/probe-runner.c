@@ -234,6 +234,10 @@ int probe_runner_fd(const ProbeRunner *r) {
         return r ? r->fd : -EBADF;
 }
 
+pid_t probe_runner_pid(const ProbeRunner *r) {
+        return r ? r->pid : -1;
+}
+
 usec_t probe_runner_deadline_usec(const ProbeRunner *r) {
         if (!r)
                 return 0;

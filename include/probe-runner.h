@@ -56,6 +56,8 @@ int probe_runner_start(const char *path, const ProbeParams *p, int sysfs_dirfd,
 
 /* The pipe's read end (non-blocking): poll it for input. Owned by the runner. */
 int probe_runner_fd(const ProbeRunner *r);
+/* The child's pid (e.g. for sd_event_add_child()); the runner reaps it, callers must not. */
+pid_t probe_runner_pid(const ProbeRunner *r);
 /* CLOCK_MONOTONIC µs at which dispatch must be called even without input. */
 usec_t probe_runner_deadline_usec(const ProbeRunner *r);
 

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* probe-runner: a real probe of a regular file (random data under /var/tmp, a disk filesystem)
+ * in a forked child, the outcome through the pipe; refusals; and the parent's deadline: a child
+ * that goes silent (SIGSTOPped here, standing in for one stuck in D state) is killed and
+ * reported STALLED, and dispatch never blocks. No timing is asserted. */
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probe-runner.h"
+#include "tap.h"
+
+static int write_random_file(const char *path, size_t size) {
+        _cleanup_close_ int fd = -EBADF, rnd = -EBADF;
+        char buf[65536];
+
+        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || rnd < 0)
+                return -errno;
+        while (size > 0) {
+                size_t n = MIN(size, sizeof(buf));
+
+                if (read(rnd, buf, n) != (ssize_t) n || write(fd, buf, n) != (ssize_t) n)
+                        return -EIO;
+                size -= n;
+        }
+        return fsync(fd) < 0 ? -errno : 0;
+}
+
+static unsigned progress_calls;
+static void on_progress(const ProbeProgress *p, void *userdata) {
+        progress_calls++;
+}
+
+static ProbeParams small_params(void) {
+        ProbeParams p = PROBE_PARAMS_DEFAULT;
+
+        p.seq_bytes = 4 << 20;
+        p.seq_block_size = 256 << 10;
+        p.rand_count = 200;
+        p.rand_deep_queue_depth = 8;
+        p.timeout_usec = 60 * USEC_PER_SEC;
+        p.seed = 1;
+        return p;
+}
+
+static void test_regular_file(const char *path) {
+        static ProbeRunnerOutcome o;
+        ProbeParams p = small_params();
+        const ProbeResult *r = &o.result;
+
+        is_int(probe_runner_run(path, &p, -EBADF, on_progress, NULL, &o), 0, "file: runs");
+        is_str(probe_runner_status_to_string(o.status), "done", "file: done");
+        is_int(r->state, PROBE_STATE_OK, "file: state ok");
+        ok(o.have_info && o.info.kind == PROBE_TARGET_FILE, "file: described as a file");
+        is_u64(o.info.size_bytes, 8 << 20, "file: size");
+        is_u64(r->phases[PROBE_PHASE_SEQUENTIAL].bytes, 4 << 20, "file: 4 MiB read sequentially");
+        ok(probe_phase_bytes_per_second(&r->phases[PROBE_PHASE_SEQUENTIAL]) > 0, "file: bytes/s");
+        is_u64(r->phases[PROBE_PHASE_RANDOM].ios, 200, "file: 200 random reads at QD1");
+        is_u64(r->phases[PROBE_PHASE_RANDOM_DEEP].ios, 200, "file: 200 random reads at QD8");
+        is_u64(r->phases[PROBE_PHASE_RANDOM].latency.count, 200, "file: 200 latencies");
+        ok(latency_histogram_percentile(&r->phases[PROBE_PHASE_RANDOM].latency, 50) <=
+                   latency_histogram_percentile(&r->phases[PROBE_PHASE_RANDOM].latency, 99),
+           "file: p50 <= p99");
+        is_u64(r->errors, 0, "file: no errors");
+        ok(progress_calls >= 3, "file: progress reports came through the pipe (%u)",
+           progress_calls);
+}
+
+static void test_refusals(const char *dir) {
+        static ProbeRunnerOutcome o;
+        ProbeParams p = small_params();
+
+        is_int(probe_runner_run("/nonexistent/storpulse", &p, -EBADF, NULL, NULL, &o), 0,
+               "missing: runs");
+        is_int(o.status, PROBE_RUNNER_UNUSABLE, "missing: unusable");
+        is_int(o.error, -ENOENT, "missing: -ENOENT");
+        is_int(probe_runner_run(dir, &p, -EBADF, NULL, NULL, &o), 0, "dir: runs");
+        is_int(o.error, -EISDIR, "dir: -EISDIR");
+
+        p.seq_queue_depth = 0;
+        is_int(probe_runner_run(dir, &p, -EBADF, NULL, NULL, &o), -ERANGE,
+               "bad params: refused before forking");
+}
+
+static void test_silent_child_is_killed(const char *path) {
+        _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
+        ProbeParams p = small_params();
+        int k = 0;
+
+        p.seq_bytes = 0;
+        p.rand_count = 0;
+        p.rand_duration_usec = 30 * USEC_PER_SEC;
+        p.timeout_usec = 1 * USEC_PER_SEC;
+        is_int(probe_runner_start(path, &p, -EBADF, NULL, NULL, &r), 0, "silent: started");
+        ok(probe_runner_pid(r) > 0, "silent: child pid");
+        is_int(kill(probe_runner_pid(r), SIGSTOP), 0, "silent: child stopped");
+        is_int(probe_runner_outcome(r)->status, PROBE_RUNNER_RUNNING, "silent: running");
+        /* Loop like an event loop: poll the fd until the deadline, then dispatch. Bounded by
+         * the deadline (timeout + grace) plus a margin of iterations. */
+        for (unsigned i = 0; i < 1000 && k == 0; i++) {
+                struct pollfd pfd = { .fd = probe_runner_fd(r), .events = POLLIN };
+                usec_t t = now(CLOCK_MONOTONIC), d = probe_runner_deadline_usec(r);
+
+                (void) poll(&pfd, 1, d > t ? (int) ((d - t) / 1000 + 1) : 0);
+                k = probe_runner_dispatch(r, now(CLOCK_MONOTONIC));
+        }
+        is_int(k, 1, "silent: dispatch reached a final outcome");
+        is_str(probe_runner_status_to_string(probe_runner_outcome(r)->status), "stalled",
+               "silent: reported stalled");
+        r = probe_runner_free(r);
+        (void) probe_runner_reap_stale();
+}
+
+static void test_stall_inside_probe(const char *path) {
+        static ProbeRunnerOutcome o;
+        ProbeParams p = small_params();
+
+        /* The probe's own deadline ends a run that wants more time than the timeout allows. */
+        p.seq_bytes = 0;
+        p.rand_count = 0;
+        p.rand_duration_usec = 30 * USEC_PER_SEC;
+        p.timeout_usec = 300 * USEC_PER_MSEC;
+        is_int(probe_runner_run(path, &p, -EBADF, NULL, NULL, &o), 0, "deadline: runs");
+        is_int(o.status, PROBE_RUNNER_DONE, "deadline: a result came back");
+        is_str(probe_state_to_string(o.result.state), "stalled", "deadline: state stalled");
+        ok(o.result.phases[PROBE_PHASE_RANDOM].ios > 0, "deadline: partial results kept");
+}
+
+int main(void) {
+        char dir[] = "/var/tmp/test-probe-runner-XXXXXX", path[128], cmd[160];
+
+        for (ProbeRunnerStatus s = 0; s < _PROBE_RUNNER_STATUS_MAX; s++)
+                is_int(probe_runner_status_from_string(probe_runner_status_to_string(s)), s,
+                       "status %d round trip", s);
+        if (!mkdtemp(dir))
+                return tap_skip_all("cannot create a directory under /var/tmp");
+        (void) snprintf(path, sizeof(path), "%s/data", dir);
+        is_int(write_random_file(path, 8 << 20), 0, "8 MiB of random data");
+
+        test_regular_file(path);
+        test_refusals(dir);
+        test_silent_child_is_killed(path);
+        test_stall_inside_probe(path);
+
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) system(cmd);
+        return tap_done();
+}
