@@ -124,6 +124,10 @@ static bool disk_shows_partitions(const Inventory *inv, const Volume *v) {
 static bool display_top_level(const Inventory *inv, const Volume *v) {
         if (v->hidden)
                 return false;
+        /* Unbound loop devices (size 0), as lsblk leaves them out; --json lists them. */
+        if (v->size_bytes == 0 && v->transport && strcmp(v->transport, "loop") == 0 &&
+            strv_length(v->holders) == 0)
+                return false;
         if (v->kind == VOLUME_PARTITION && strv_length(v->holders) == 0 &&
             disk_shows_partitions(inv, inventory_get(inv, v->parent)))
                 return false;
@@ -169,9 +173,6 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
                 mstate ? ")" : "", info);
 
         if (volume_is_array(v)) {
-                const Volume *where = NULL;
-                const char *bad = NULL;
-
                 print_sync_line(f, child_prefix[0] ? child_prefix : "", v);
                 if (v->sync.has_mismatch_count && v->sync.mismatch_count > 0)
                         fprintf(f, "%s  mismatches: %" PRIu64 " sectors\n", child_prefix,
@@ -183,8 +184,13 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
                                 fprintf(f, "%s  member %s: %s\n", child_prefix,
                                         m->name ? m->name : "(missing)", m->state ? m->state : "?");
                 }
-                if (depth == 0 && inventory_attribute_problem(inv, v, &where, &bad) > 0 &&
-                    where != v)
+        }
+        if (depth == 0) {
+                const Volume *where = NULL;
+                const char *bad = NULL;
+
+                /* Say which layer shows the problem when it is not this volume itself. */
+                if (inventory_attribute_problem(inv, v, &where, &bad) > 0 && where != v)
                         fprintf(f, "  problem below: %s%s%s\n", where->name, bad ? ", member " : "",
                                 bad ? bad : "");
         }
