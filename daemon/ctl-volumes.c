@@ -90,6 +90,11 @@ static void print_sync_line(FILE *f, const char *indent, const Volume *v) {
                         s->action ? s->action : "sync");
                 return;
         }
+        if (s->action && strcmp(s->action, "frozen") == 0) {
+                fprintf(f, "%s  sync frozen (resync/recovery suspended by the administrator)\n",
+                        indent);
+                return;
+        }
         if (!s->action || !s->has_progress)
                 return;
         fill = (size_t) (s->progress * 20.0 + 0.5);

@@ -1084,3 +1084,20 @@ out_nomem:
         json_object_put(a);
         return -ENOMEM;
 }
+
+int inventory_read_stat(const Inventory *inv, const Volume *v, BlockStat *ret) {
+        _cleanup_free_ char *text = NULL, *path = NULL;
+        size_t n;
+        int r;
+
+        if (!inv || !v || !v->syspath || !ret)
+                return -EINVAL;
+        if (asprintf(&path, "%s/stat", v->syspath) < 0) {
+                path = NULL;
+                return -ENOMEM;
+        }
+        r = read_full_file_at(inv->root_fd, path, &text, &n);
+        if (r < 0)
+                return r;
+        return blockstat_parse(text, ret);
+}

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "blockstat.h"
 #include "dm-status.h"
 #include "macro.h"
 #include "volume.h"
@@ -69,6 +70,11 @@ Volume *inventory_get(const Inventory *inv, const char *name);
 
 /* True if v is a top of the tree: not hidden and no visible holder. */
 bool inventory_is_top_level(const Inventory *inv, const Volume *v);
+
+/* Passive load: read and parse <root>/<v->syspath>/stat (Documentation/block/stat.rst; the
+ * kernel's own counters, no I/O to the device). Feed two readings to blockstat_delta() for
+ * utilisation and await. Returns 0, -ENOENT if the device is gone, -EINVAL for garbage. */
+int inventory_read_stat(const Inventory *inv, const Volume *v, BlockStat *ret);
 
 /* The `storpulsectl volumes --json` document: a JSON array of volume_to_json() objects for every
  * visible (not hidden) volume, in name order. Returns 0 and a new reference, or -ENOMEM. */

@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "inventory.h"
 #include "macro.h"
+#include "md.h"
 #include "sysfs.h"
 #include "tap.h"
 
@@ -188,6 +189,54 @@ static void test_md_other(void) {
         is_int(inventory_get(inv, "sda")->kind, VOLUME_DISK, "ahci disk is a disk");
         inv = inventory_free(inv);
 
+        inv = scan("md-raid1-repair");
+        md = inventory_get(inv, "md0");
+        is_str(md ? md->sync.action : NULL, "repair", "repair action (mdstat says resync)");
+        is_double(md ? md->sync.progress : -1, 23808.0 / 261120.0, 1e-9, "repair progress");
+        ok(md && md->sync.has_mismatch_count && md->sync.mismatch_count == 128, "mismatch_cnt 128");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_OK, "repair is not an alarm by itself");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-frozen");
+        md = inventory_get(inv, "md0");
+        is_str(md ? md->sync.action : NULL, "frozen", "frozen");
+        ok(md && !md->sync.has_progress, "frozen: no progress");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_DEGRADED, "frozen recovery: still degraded");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid1-spare");
+        md = inventory_get(inv, "md0");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_OK, "a hot spare is healthy");
+        ok(md && !volume_has_problem(md), "no problem with a spare");
+        is_int(md && member(md, "vdc") ? member(md, "vdc")->slot : -9, -1, "spare slot none");
+        is_int(md ? (long long) strv_length(md->members) : -1, 3, "spare listed as member");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid5-reshape");
+        md = inventory_get(inv, "md1");
+        is_str(md ? md->sync.action : NULL, "reshape", "reshape");
+        is_int(md ? md->raid_disks : -1, 4, "raid_disks new value");
+        ok(md && md->md && md->md->raid_disks_old == 3, "raid_disks old value 3");
+        is_double(md ? md->sync.progress : -1, 32256.0 / 261120.0, 1e-9, "reshape progress");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid6-idle");
+        md = inventory_get(inv, "md1");
+        is_str(md ? md->level : NULL, "raid6", "raid6");
+        is_int(md ? md->health : -1, VOLUME_HEALTH_OK, "raid6 ok");
+        inv = inventory_free(inv);
+
+        inv = scan("md-raid10-degraded");
+        md = inventory_get(inv, "md2");
+        {
+                const Volume *where = NULL;
+                const char *bad = NULL;
+                is_int(md ? md->health : -1, VOLUME_HEALTH_DEGRADED, "raid10 degraded");
+                is_int(inventory_attribute_problem(inv, md, &where, &bad), 1, "raid10 problem");
+                is_str(bad, "vde", "raid10 faulty member vde");
+        }
+        inv = inventory_free(inv);
+
         inv = scan("md-raid0-broken");
         md = inventory_get(inv, "md2");
         is_int(md ? md->health : -1, VOLUME_HEALTH_FAILED, "broken raid0 failed");
@@ -248,6 +297,14 @@ static void test_lvm(void) {
         is_str(bad, "vdh", "dead leg is vdh");
         inv = inventory_free(inv);
 
+        inv = scan("lvm-striped");
+        lv = inventory_get(inv, "dm-0");
+        is_str(lv ? lv->dm_target : NULL, "striped", "striped target");
+        ok(lv && strv_contains(lv->members, "vdg") && strv_contains(lv->members, "vdh"),
+           "striped over vdg, vdh");
+        ok(lv && !volume_is_array(lv), "striped is no redundant array");
+        inv = inventory_free(inv);
+
         inv = scan("lvm-on-md");
         lv = inventory_get(inv, "dm-0");
         ok(lv && strv_contains(lv->members, "md0"), "LV sits on md0");
@@ -280,6 +337,15 @@ static void test_disks(void) {
         is_str(v ? v->parent : NULL, "sda", "parent");
         is_int(v ? v->partition_number : -1, 2, "partition number");
         ok(v && strv_contains(v->members, "sda"), "partition sits on its disk");
+
+        {
+                BlockStat st;
+                v = inventory_get(inv, "sda1");
+                is_int(inventory_read_stat(inv, v, &st), 0, "stat of a partition");
+                is_u64(st.read_ios, 100, "read_ios from the stat file");
+                is_u64(st.write_ticks_ms, 10, "write_ticks");
+                is_int(st.n_fields, 17, "17 fields");
+        }
         inv = inventory_free(inv);
 
         inv = scan("nvme-partitions");
