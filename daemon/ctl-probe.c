@@ -514,6 +514,7 @@ static int probe_one(ProbeCli *cli, const char *path) {
                 case -EPERM:
                 case -EOPNOTSUPP:
                 case -ENODATA:
+                case -ENOMEDIUM:
                         (void) snprintf(buf, sizeof(buf), "%s", probe_target_strerror(o->error));
                         break;
                 default:
@@ -603,7 +604,9 @@ int ctl_probe_main(int argc, char **argv) {
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : EXIT_OK;
         if (probe_params_validate(&cli.params, &badp) < 0) {
-                fprintf(stderr, "storpulsectl probe: invalid --%s: out of range; see --help\n",
+                fprintf(stderr,
+                        "storpulsectl probe: invalid --%s: out of range (queue depth x block "
+                        "size is limited to 1G of buffers); see --help\n",
                         probe_param_to_string(badp) ?: "?");
                 return EXIT_USAGE;
         }

@@ -77,7 +77,7 @@ const char *probe_target_strerror(int error) {
                 return "its filesystem refuses direct I/O (O_DIRECT) or serves it from memory "
                        "(tmpfs); cached reads would not measure a disk, so it is not probed";
         case -ENOMEDIUM:
-                return "no medium present";
+                return "has size 0 (no medium, or a loop device with no backing file)";
         case -ENOTDIR:
                 return "a path component is not a directory";
         case -ELOOP:
@@ -213,6 +213,8 @@ int probe_target_open(const char *path, int sysfs_dirfd, ProbeTarget **ret) {
                 r = describe_file(t->fd, &st2, sysfs_dirfd, &t->info);
         if (r < 0)
                 return r;
+        if (t->info.kind == PROBE_TARGET_BLOCK && t->info.size_bytes == 0)
+                return -ENOMEDIUM; /* no medium, or a loop device with nothing bound */
         if (t->info.size_bytes < t->info.logical_block_size)
                 return -ENODATA;
 

@@ -7,7 +7,8 @@
  *   -ENOENT      does not exist            -EISDIR      is a directory
  *   -ENOTBLK     is a character device     -ESPIPE      is a FIFO
  *   -ENXIO       is a socket (or no device behind the node)
- *   -ENODATA     smaller than one logical block (an unbound loop device has size 0)
+ *   -ENODATA     smaller than one logical block
+ *   -ENOMEDIUM   a block device of size 0 (no medium, or an unbound/detached loop device)
  *   -EACCES/-EPERM  permission denied
  *   -EOPNOTSUPP  the filesystem refuses O_DIRECT, or is memory-backed (tmpfs/ramfs, which
  *                accept O_DIRECT since Linux 6.6 without reaching a disk); cached reads are

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for the probe integration tests (sourced). TAP output on stdout; diagnostics
+# prefixed with "# ". Each test gets a scratch directory under /var/tmp (a disk filesystem, so
+# O_DIRECT works) and, if it asks, a loop device over a file of real random data; both are
+# removed on exit. Needs root (loop devices): otherwise the test is skipped, loudly.
+set -u
+
+CTL=${1:?usage: $0 PATH/TO/storpulsectl}
+TAP_N=0
+TAP_FAILED=0
+SCRATCH=
+LOOPS=()
+
+tap_ok() { # tap_ok COND_EXIT_STATUS DESCRIPTION
+        TAP_N=$((TAP_N + 1))
+        if [ "$1" -eq 0 ]; then
+                echo "ok $TAP_N - $2"
+        else
+                echo "not ok $TAP_N - $2"
+                TAP_FAILED=$((TAP_FAILED + 1))
+        fi
+}
+check() { # check DESCRIPTION COMMAND...: ok when the command succeeds
+        local desc=$1
+        shift
+        "$@"
+        tap_ok $? "$desc"
+}
+diag() { sed 's/^/# /'; }
+
+skip_all() {
+        echo "storpulse integration test SKIPPED: $*" >&2
+        echo "1..0 # SKIP $*"
+        exit 0 # meson's TAP protocol reads the plan; 77 would count as an error there
+}
+
+finish() {
+        echo "1..$TAP_N"
+        [ "$TAP_N" -gt 0 ] && [ "$TAP_FAILED" -eq 0 ]
+        exit $?
+}
+
+cleanup() {
+        local l
+        for l in "${LOOPS[@]}"; do
+                losetup -d "$l" 2>/dev/null
+        done
+        [ -n "$SCRATCH" ] && rm -rf "$SCRATCH"
+}
+
+require_root_and_loop() {
+        [ "$(id -u)" -eq 0 ] || skip_all "needs root (loop devices)"
+        command -v losetup >/dev/null || skip_all "losetup not installed"
+        [ -e /dev/loop-control ] || modprobe loop 2>/dev/null
+        [ -e /dev/loop-control ] || skip_all "no loop device support (/dev/loop-control)"
+        command -v python3 >/dev/null || skip_all "python3 needed to read JSON"
+}
+
+make_scratch() {
+        SCRATCH=$(mktemp -d /var/tmp/storpulse-probe-test.XXXXXX) || exit 1
+        trap cleanup EXIT
+}
+
+# make_random_file PATH MIB
+make_random_file() {
+        head -c "$(($2 * 1024 * 1024))" /dev/urandom >"$1" && sync "$1"
+}
+
+# attach_loop FILE [losetup options...]: prints the device
+attach_loop() {
+        local f=$1 dev
+        shift
+        dev=$(losetup -f --show "$@" "$f") || return 1
+        LOOPS+=("$dev")
+        udevadm settle 2>/dev/null
+        echo "$dev"
+}
+
+# json_get FILE EXPR: evaluates a python expression over the first JSON object in FILE as `j`
+json_get() {
+        python3 -c 'import json,sys; j=json.loads(open(sys.argv[1]).readline()); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# json_true FILE EXPR: succeeds when EXPR over the first JSON object is true
+json_true() {
+        python3 -c 'import json,sys; j=json.loads(open(sys.argv[1]).readline()); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
+}
+
+# Exit status of a command that must never hang: it runs under `timeout`, 124 means it hung.
+bounded() { # bounded SECONDS COMMAND...
+        local s=$1
+        shift
+        timeout -k 5 "$s" "$@"
+}

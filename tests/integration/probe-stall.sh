@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The timeout path. (1) The probe wants more time than --timeout allows: it ends as stalled with
+# its partial results, exit 3. (2) The probing child goes silent (SIGSTOP stands in for a child
+# stuck in D state on a hung device, which a loop device cannot be made to do here): the CLI
+# kills it at the deadline, reports "stalled", exit 3. Only "does not hang" is asserted, through
+# a generous bound, never a speed.
+. "$(dirname "$0")/probe-lib.sh"
+require_root_and_loop
+make_scratch
+
+img=$SCRATCH/disk.img
+make_random_file "$img" 64
+dev=$(attach_loop "$img")
+tap_ok $? "loop device $dev"
+
+bounded 60 "$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 30 --timeout 1 "$dev" \
+        >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+diag <"$SCRATCH/err"
+tap_ok $((rc != 3)) "probe longer than --timeout: exit 3 (got $rc; 124 = hung)"
+check "state stalled" json_true "$SCRATCH/out" 'j["state"] == "stalled"'
+check "partial results kept" json_true "$SCRATCH/out" 'j["random"]["ios"] > 0'
+check "stderr says stalled" grep -q "stalled" "$SCRATCH/err"
+
+"$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 30 --timeout 2 "$dev" \
+        >"$SCRATCH/out2" 2>"$SCRATCH/err2" &
+pid=$!
+child=
+for _ in $(seq 100); do
+        child=$(pgrep -P "$pid" | head -n1)
+        [ -n "$child" ] && break
+        sleep 0.05
+done
+tap_ok $((${#child} == 0)) "probing child found (pid ${child:-none})"
+[ -n "$child" ] && kill -STOP "$child"
+for _ in $(seq 600); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+        tap_ok 1 "CLI ended within 60 s despite the silent child (hung: killing it)"
+        kill -9 "$pid"
+fi
+wait "$pid"
+rc=$?
+diag <"$SCRATCH/err2"
+tap_ok $((rc != 3)) "silent child: exit 3 (got $rc)"
+check "silent child: JSON state stalled" json_true "$SCRATCH/out2" \
+        "j['state'] == 'stalled' and j['path'] == '$dev'"
+check "silent child: stderr says it was killed" grep -q "killed" "$SCRATCH/err2"
+sleep 0.5
+check "silent child: no longer running" test ! -d "/proc/$child" -o "$(awk '{print $3}' "/proc/$child/stat" 2>/dev/null)" = Z
+finish
