@@ -18,6 +18,7 @@ static const struct {
         /* { "name", ctl_NAME_main, "help" }, one line per verb, in ctl.h order */
         { "volumes", ctl_volumes_main, "show md/LVM/controller volumes, disks and their health" },
         { "probe", ctl_probe_main, "one-shot read-only probe of block devices or files" },
+        { "watch", ctl_watch_main, "follow md arrays and print rebuild events as they happen" },
 };
 
 static int help(FILE *f) {

@@ -388,7 +388,7 @@ int md_watch_add(MdWatch *w, const char *array) {
         arr->name = strdup(array);
         if (!arr->name)
                 return -ENOMEM;
-        (void) snprintf(path, sizeof(path), "sys/block/%s/md", array);
+        (void) snprintf(path, sizeof(path), "sys/class/block/%s/md", array);
         arr->md_fd = RET_NERRNO(openat(w->root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
         if (arr->md_fd < 0)
                 return arr->md_fd == -ENOTDIR ? -ENOENT : arr->md_fd;
@@ -440,7 +440,7 @@ static bool is_md_array(MdWatch *w, const char *name) {
 
         if (strncmp(name, "md", 2) != 0 || !array_name_ok(name))
                 return false;
-        (void) snprintf(path, sizeof(path), "sys/block/%s/md", name);
+        (void) snprintf(path, sizeof(path), "sys/class/block/%s/md", name);
         fd = openat(w->root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         return fd >= 0;
 }
@@ -452,7 +452,7 @@ int md_watch_scan(MdWatch *w) {
 
         if (!w)
                 return -EINVAL;
-        r = sysfs_list_dir(w->root_fd, "sys/block", &names, &n);
+        r = sysfs_list_dir(w->root_fd, "sys/class/block", &names, &n);
         if (r < 0)
                 return r;
 

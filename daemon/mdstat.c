@@ -154,8 +154,11 @@ int mdstat_parse_progress(const char *line, MdstatProgress *ret) {
 
                 while (*p && !isspace((unsigned char) *p))
                         p++;
-                if (p == v || *skip_space(p) != 0)
+                if (p == v)
                         return -EINVAL;
+                for (const char *q = p; *q; q++)
+                        if (!isspace((unsigned char) *q))
+                                return -EINVAL;
                 if ((size_t) (p - v) == 7 && strncmp(v, "DELAYED", 7) == 0)
                         pr.kind = MDSTAT_PROGRESS_DELAYED;
                 else if ((size_t) (p - v) == 7 && strncmp(v, "PENDING", 7) == 0)

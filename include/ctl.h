@@ -6,3 +6,4 @@
 
 int ctl_volumes_main(int argc, char **argv); /* ctl-volumes.c */
 int ctl_probe_main(int argc, char **argv);   /* ctl-probe.c */
+int ctl_watch_main(int argc, char **argv);   /* ctl-watch.c */

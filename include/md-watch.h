@@ -51,10 +51,10 @@ const char *md_watch_change_to_string(MdWatchChange c) _const_;
 MdWatchChange md_watch_change_from_string(const char *s) _pure_;
 
 /* New watcher on event loop `e` (a reference is taken) for arrays below `root_fd` (a directory fd
- * of "/" or a fixture tree, dup'd): it reads <root>/sys/block/<array>/md/... and
+ * of "/" or a fixture tree, dup'd): it reads <root>/sys/class/block/<array>/md/... and
  * <root>/proc/mdstat (optional: missing is fine). interval_usec: safety-net re-read period;
- * 0 or USEC_INFINITY disables it. With `discover`, arrays (sys/block/md* with an md/ directory)
- * are found by md_watch_scan(), on every /proc/mdstat event and on each safety-net pass.
+ * 0 or USEC_INFINITY disables it. With `discover`, arrays (sys/class/block/md* with an md/
+ * directory) are found by md_watch_scan(), on every /proc/mdstat event and on each safety-net pass.
  * Returns 0 or -errno; *ret owned by the caller (md_watch_free()). */
 int md_watch_new(sd_event *e, int root_fd, usec_t interval_usec, bool discover,
                  MdWatchHandler handler, void *userdata, MdWatch **ret);
@@ -65,7 +65,7 @@ MdWatch *md_watch_free(MdWatch *w);
 DEFINE_TRIVIAL_CLEANUP_FUNC(MdWatch *, md_watch_free);
 
 /* Watch one array by kernel name ("md0"). Returns 1 if newly watched (an ADDED report follows),
- * 0 if already watched, -ENOENT if <root>/sys/block/<array>/md does not exist, -EINVAL for a
+ * 0 if already watched, -ENOENT if <root>/sys/class/block/<array>/md does not exist, -EINVAL for a
  * name with '/' or "..", other -errno. */
 int md_watch_add(MdWatch *w, const char *array);
 
@@ -73,9 +73,9 @@ int md_watch_add(MdWatch *w, const char *array);
  * With discovery on, an array that still exists is found again by the next scan. */
 int md_watch_remove(MdWatch *w, const char *array);
 
-/* Discover now: add every md array below sys/block not yet watched, drop watched arrays whose
+/* Discover now: add every md array below sys/class/block not yet watched, drop watched arrays whose
  * md/ directory is gone. Works with or without `discover`. Returns the number of arrays watched
- * afterwards, or -errno if sys/block cannot be listed. */
+ * afterwards, or -errno if sys/class/block cannot be listed. */
 int md_watch_scan(MdWatch *w);
 
 /* Re-read everything now, exactly like one safety-net pass. Returns 0 or -errno. */
@@ -84,7 +84,7 @@ int md_watch_recheck(MdWatch *w);
 /* Change the safety-net period (0 or USEC_INFINITY: off); restarts the period. */
 int md_watch_set_interval(MdWatch *w, usec_t interval_usec);
 
-/* The open directory fd of <root>/sys/block/<array>/md, borrowed (valid until the array is
+/* The open directory fd of <root>/sys/class/block/<array>/md, borrowed (valid until the array is
  * removed), e.g. for md_array_load(). -ENOENT if the array is not watched. */
 int md_watch_get_md_dir_fd(MdWatch *w, const char *array);
 

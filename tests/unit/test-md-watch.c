@@ -72,13 +72,13 @@ static void put_in_place(int root, const char *path, const char *text) {
 static void make_array(int root, const char *name, const char *const *members) {
         char p[256];
 
-        (void) snprintf(p, sizeof(p), "sys/block/%s", name);
+        (void) snprintf(p, sizeof(p), "sys/class/block/%s", name);
         (void) mkdirat(root, p, 0755);
-        (void) snprintf(p, sizeof(p), "sys/block/%s/md", name);
+        (void) snprintf(p, sizeof(p), "sys/class/block/%s/md", name);
         (void) mkdirat(root, p, 0755);
 #define ATTR(a, v)                                                                                 \
         do {                                                                                       \
-                (void) snprintf(p, sizeof(p), "sys/block/%s/md/" a, name);                         \
+                (void) snprintf(p, sizeof(p), "sys/class/block/%s/md/" a, name);                   \
                 put(root, p, v);                                                                   \
         } while (0)
         ATTR("array_state", "clean\n");
@@ -88,9 +88,10 @@ static void make_array(int root, const char *name, const char *const *members) {
         ATTR("level", "raid1\n");
 #undef ATTR
         for (size_t i = 0; members && members[i]; i++) {
-                (void) snprintf(p, sizeof(p), "sys/block/%s/md/dev-%s", name, members[i]);
+                (void) snprintf(p, sizeof(p), "sys/class/block/%s/md/dev-%s", name, members[i]);
                 (void) mkdirat(root, p, 0755);
-                (void) snprintf(p, sizeof(p), "sys/block/%s/md/dev-%s/state", name, members[i]);
+                (void) snprintf(p, sizeof(p), "sys/class/block/%s/md/dev-%s/state", name,
+                                members[i]);
                 put(root, p, "in_sync\n");
         }
 }
@@ -115,8 +116,9 @@ int main(void) {
         root = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         ok(root >= 0, "open temp root");
         (void) mkdirat(root, "sys", 0755);
-        (void) mkdirat(root, "sys/block", 0755);
-        (void) mkdirat(root, "sys/block/vda", 0755); /* a disk, not an array */
+        (void) mkdirat(root, "sys/class", 0755);
+        (void) mkdirat(root, "sys/class/block", 0755);
+        (void) mkdirat(root, "sys/class/block/vda", 0755); /* a disk, not an array */
         (void) mkdirat(root, "proc", 0755);
         put(root, "proc/mdstat", "Personalities : [raid1]\nunused devices: <none>\n");
         make_array(root, "md0", md0_members);
@@ -141,38 +143,38 @@ int main(void) {
         is_str(log_buf, "", "nothing changed: no report");
 
         /* Two attributes change together: one coalesced report (rename-replaced files). */
-        put(root, "sys/block/md0/md/sync_action", "check\n");
-        put(root, "sys/block/md0/md/sync_completed", "0 / 522240\n");
+        put(root, "sys/class/block/md0/md/sync_action", "check\n");
+        put(root, "sys/class/block/md0/md/sync_completed", "0 / 522240\n");
         run_until_report(e);
         is_str(log_buf, "changed:md0:0a", "sync_action + sync_completed in one report");
 
         log_reset();
-        put_in_place(root, "sys/block/md0/md/array_state", "active\n");
+        put_in_place(root, "sys/class/block/md0/md/array_state", "active\n");
         run_until_report(e);
         is_str(log_buf, "changed:md0:01", "array_state changed in place");
 
         log_reset();
-        put(root, "sys/block/md0/md/array_state", "active\n");
+        put(root, "sys/class/block/md0/md/array_state", "active\n");
         run_for(e, 10);
         is_str(log_buf, "", "same value rewritten: no report");
 
         /* A member appears, changes state, another leaves. */
         log_reset();
-        (void) mkdirat(root, "sys/block/md0/md/dev-vdc", 0755);
-        put(root, "sys/block/md0/md/dev-vdc/state", "spare\n");
+        (void) mkdirat(root, "sys/class/block/md0/md/dev-vdc", 0755);
+        put(root, "sys/class/block/md0/md/dev-vdc/state", "spare\n");
         run_until_report(e);
         is_str(log_buf, "changed:md0:20", "new member dev-vdc");
         is_int(md_watch_get_counts(w, "md0", &attrs, NULL), 0, "counts again");
         is_int(attrs, 7, "member state watched");
 
         log_reset();
-        put(root, "sys/block/md0/md/dev-vdc/state", "in_sync\n");
-        put(root, "sys/block/md0/md/degraded", "0\n"); /* unchanged value */
+        put(root, "sys/class/block/md0/md/dev-vdc/state", "in_sync\n");
+        put(root, "sys/class/block/md0/md/degraded", "0\n"); /* unchanged value */
         run_until_report(e);
         is_str(log_buf, "changed:md0:10", "member state changed");
 
         log_reset();
-        (void) snprintf(p, sizeof(p), "%s/sys/block/md0/md/dev-vdb", tmpl);
+        (void) snprintf(p, sizeof(p), "%s/sys/class/block/md0/md/dev-vdb", tmpl);
         is_int(rm_rf(p), 0, "remove dev-vdb");
         run_until_report(e);
         is_str(log_buf, "changed:md0:20", "member left");
@@ -186,7 +188,7 @@ int main(void) {
         is_str(log_buf, "added:md1:3f", "md1 discovered");
 
         log_reset();
-        (void) snprintf(p, sizeof(p), "%s/sys/block/md0", tmpl);
+        (void) snprintf(p, sizeof(p), "%s/sys/class/block/md0", tmpl);
         is_int(rm_rf(p), 0, "remove md0");
         run_until_report(e);
         is_str(log_buf, "removed:md0:00", "md0 vanished");
@@ -209,8 +211,8 @@ int main(void) {
          * nothing is ever re-read until md_watch_recheck(): the interval is the only polling. */
         log_reset();
         make_array(root, "md2", NULL);
-        (void) unlinkat(root, "sys/block/md2/md/sync_action", 0);
-        (void) unlinkat(root, "sys/block/md2/md/degraded", 0);
+        (void) unlinkat(root, "sys/class/block/md2/md/sync_action", 0);
+        (void) unlinkat(root, "sys/class/block/md2/md/degraded", 0);
         is_int(md_watch_new(e, root, USEC_INFINITY, false, handler, NULL, &w2), 0,
                "md_watch_new, no interval, no discovery");
         is_int((int) md_watch_size(w2), 0, "no discovery: nothing watched");
@@ -221,7 +223,7 @@ int main(void) {
         run_until_report(e);
         is_str(log_buf, "added:md2:3f", "md2 added");
         log_reset();
-        put(root, "sys/block/md2/md/array_state", "broken\n");
+        put(root, "sys/class/block/md2/md/array_state", "broken\n");
         run_for(e, 20);
         is_str(log_buf, "", "interval off: no polling");
         is_int(md_watch_recheck(w2), 0, "explicit recheck");
@@ -229,7 +231,7 @@ int main(void) {
         is_str(log_buf, "changed:md2:01", "recheck finds the change");
         log_reset();
         is_int(md_watch_set_interval(w2, 20 * USEC_PER_MSEC), 0, "turn the interval on");
-        put(root, "sys/block/md2/md/array_state", "clean\n");
+        put(root, "sys/class/block/md2/md/array_state", "clean\n");
         run_until_report(e);
         is_str(log_buf, "changed:md2:01", "interval on: change seen");
         w2 = md_watch_free(w2);

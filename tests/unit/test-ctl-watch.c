@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* `storpulsectl watch` end to end on a copy of the md-raid1-idle fixture tree (captured from a
+ * real kernel, see its SOURCE): the verb runs in a child process, this process turns the copy into
+ * the captured md-raid1-check state, then a check near its end, then idle with mismatches, and
+ * checks the JSON lines: check started, progress 10..90 once each, finished with the mismatch
+ * count as a warning. The fixture files are regular files, so the verb sees changes through its
+ * safety-net interval (the EPOLLPRI path is covered by tests/vm). Also: --timeout before --count
+ * exits 4, a bad option exits 1, a missing root exits 2. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "fileio.h"
+#include "macro.h"
+#include "tap.h"
+
+static char root[] = "/tmp/test-ctl-watch-XXXXXX";
+static char out_path[300], err_path[300];
+
+static void put(const char *path, const char *text) {
+        _cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0 || write_file_atomic_at(fd, path, text, strlen(text)) < 0) {
+                ok(0, "write %s", path);
+                exit(1);
+        }
+}
+
+static void copy_from(const char *fixtures, const char *scenario, const char *path) {
+        char src[512];
+        _cleanup_free_ char *text = NULL;
+
+        (void) snprintf(src, sizeof(src), "%s/%s/%s", fixtures, scenario, path);
+        if (read_full_file_at(AT_FDCWD, src, &text, NULL) < 0) {
+                ok(0, "read %s", src);
+                exit(1);
+        }
+        put(path, text);
+}
+
+static size_t count_lines(const char *path) {
+        _cleanup_free_ char *text = NULL;
+        size_t n = 0;
+
+        if (read_full_file_at(AT_FDCWD, path, &text, NULL) < 0)
+                return 0;
+        for (const char *p = text; *p; p++)
+                if (*p == '\n')
+                        n++;
+        return n;
+}
+
+static bool file_contains(const char *path, const char *needle) {
+        _cleanup_free_ char *text = NULL;
+
+        return read_full_file_at(AT_FDCWD, path, &text, NULL) >= 0 && strstr(text, needle);
+}
+
+static void sleep_ms(long ms) {
+        struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+        (void) nanosleep(&ts, NULL);
+}
+
+/* Wait (max ~10 s) until the output has `lines` lines. */
+static bool wait_lines(size_t lines) {
+        for (int i = 0; i < 1000; i++) {
+                if (count_lines(out_path) >= lines)
+                        return true;
+                sleep_ms(10);
+        }
+        return false;
+}
+
+static pid_t spawn(char **argv) {
+        pid_t pid = fork();
+
+        if (pid == 0) {
+                int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                int argc = 0;
+
+                if (o < 0 || e < 0 || dup2(o, STDOUT_FILENO) < 0 || dup2(e, STDERR_FILENO) < 0)
+                        _exit(99);
+                while (argv[argc])
+                        argc++;
+                _exit(ctl_watch_main(argc, argv));
+        }
+        return pid;
+}
+
+static int wait_exit(pid_t pid) {
+        int status;
+
+        for (int i = 0; i < 1500; i++) {
+                pid_t r = waitpid(pid, &status, WNOHANG);
+
+                if (r == pid)
+                        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                sleep_ms(10);
+        }
+        (void) kill(pid, SIGKILL);
+        (void) waitpid(pid, &status, 0);
+        return -1;
+}
+
+static const char *jstr(struct json_object *o, const char *key) {
+        struct json_object *v;
+
+        if (!json_object_object_get_ex(o, key, &v) || !v)
+                return NULL;
+        return json_object_get_string(v);
+}
+
+int main(void) {
+        const char *fixtures = getenv("STORPULSE_FIXTURES");
+        static const char *const expect[] = {
+                "started:check:info",  "progress:check:info",    "progress:check:info",
+                "progress:check:info", "progress:check:info",    "progress:check:info",
+                "progress:check:info", "progress:check:info",    "progress:check:info",
+                "progress:check:info", "finished:check:warning",
+        };
+        char cmd[700], root_arg[300];
+        _cleanup_free_ char *text = NULL;
+        pid_t pid;
+        size_t line = 0;
+
+        if (!fixtures)
+                return tap_skip_all("STORPULSE_FIXTURES not set");
+        if (!mkdtemp(root))
+                return tap_skip_all("mkdtemp failed");
+        (void) snprintf(out_path, sizeof(out_path), "%s.out", root);
+        (void) snprintf(err_path, sizeof(err_path), "%s.err", root);
+        (void) snprintf(cmd, sizeof(cmd), "cp -a '%s/md-raid1-idle/.' '%s/'", fixtures, root);
+        is_int(system(cmd), 0, "copy the md-raid1-idle fixture");
+        (void) snprintf(root_arg, sizeof(root_arg), "%s", root);
+
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--json", (char *) "--root", root_arg,
+                                (char *) "--interval", (char *) "0.05", (char *) "--count",
+                                (char *) "11", (char *) "--timeout", (char *) "30", NULL });
+        ok(pid > 0, "spawned watch");
+        for (int i = 0; i < 500 && !file_contains(err_path, "md0: watching"); i++)
+                sleep_ms(10);
+        ok(file_contains(err_path, "md0: watching 6 attributes, 0 event-driven"),
+           "md0 watched (regular files: safety net only)");
+        sleep_ms(100);
+        is_int((int) count_lines(out_path), 0, "idle array: no event");
+
+        /* The captured "check running" state (8.2%). */
+        copy_from(fixtures, "md-raid1-check", "sys/class/block/md0/md/sync_completed");
+        copy_from(fixtures, "md-raid1-check", "sys/class/block/md0/md/sync_speed");
+        copy_from(fixtures, "md-raid1-check", "proc/mdstat");
+        copy_from(fixtures, "md-raid1-check", "sys/class/block/md0/md/sync_action");
+        ok(wait_lines(1), "check started reported");
+
+        /* Near the end: every mark 10..90 once. */
+        put("proc/mdstat",
+            "Personalities : [raid1] [raid6] [raid5] [raid4] \n"
+            "md0 : active raid1 vdb[2] vda[0]\n"
+            "      261120 blocks super 1.2 [2/2] [UU]\n"
+            "      [===================>]  check = 99.9% (261000/261120) finish=0.0min "
+            "speed=5376K/sec\n"
+            "      \n"
+            "unused devices: <none>\n");
+        put("sys/class/block/md0/md/sync_completed", "491520 / 522240\n");
+        ok(wait_lines(10), "progress marks reported");
+
+        /* Done, with mismatches. */
+        put("sys/class/block/md0/md/mismatch_cnt", "128\n");
+        copy_from(fixtures, "md-raid1-idle", "proc/mdstat");
+        copy_from(fixtures, "md-raid1-idle", "sys/class/block/md0/md/sync_completed");
+        copy_from(fixtures, "md-raid1-idle", "sys/class/block/md0/md/sync_action");
+        is_int(wait_exit(pid), 0, "exit 0 after --count 11 events");
+
+        ok(read_full_file_at(AT_FDCWD, out_path, &text, NULL) >= 0, "read output");
+        for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL, line++) {
+                struct json_object *o;
+                char got[128];
+
+                nl = strchr(p, '\n');
+                if (nl)
+                        *nl = 0;
+                o = json_tokener_parse(p);
+                ok(o != NULL, "line %zu is JSON", line);
+                if (!o)
+                        continue;
+                (void) snprintf(got, sizeof(got), "%s:%s:%s", jstr(o, "event"),
+                                jstr(o, "operation"), jstr(o, "severity"));
+                is_str(got, line < ELEMENTSOF(expect) ? expect[line] : "(none)", "event %zu", line);
+                is_str(jstr(o, "array"), "md0", "line %zu array", line);
+                ok(jstr(o, "time") && jstr(o, "message"), "line %zu has time and message", line);
+                if (line >= 1 && line <= 9) {
+                        struct json_object *pc;
+
+                        ok(json_object_object_get_ex(o, "percent", &pc) &&
+                                   json_object_get_int(pc) == (int) line * 10,
+                           "progress %zu at %zu%%", line, line * 10);
+                }
+                if (line == 10)
+                        is_str(jstr(o, "mismatch_count"), "128", "finished: mismatch_count 128");
+                json_object_put(o);
+        }
+        is_int((int) line, 11, "exactly 11 lines");
+
+        /* Nothing happens: --timeout before --count is exit 4. */
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
+                                (char *) "1", (char *) "--timeout", (char *) "0.3", NULL });
+        is_int(wait_exit(pid), 4, "timeout before --count: exit 4");
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--timeout",
+                                (char *) "0.1", NULL });
+        is_int(wait_exit(pid), 0, "timeout without --count: exit 0");
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--interval", (char *) "soon", NULL });
+        is_int(wait_exit(pid), 1, "bad --interval: exit 1");
+        pid = spawn(
+                (char *[]){ (char *) "watch", (char *) "--root", (char *) "/nonexistent/x", NULL });
+        is_int(wait_exit(pid), 2, "missing root: exit 2");
+        pid = spawn(
+                (char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "md9", NULL });
+        is_int(wait_exit(pid), 2, "unknown array: exit 2");
+
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", root, out_path, err_path);
+        is_int(system(cmd), 0, "cleanup");
+        return tap_done();
+}
