@@ -3,9 +3,11 @@
  * variants derived from them, on garbage/empty/truncated input; and the runner against fake CLIs
  * on PATH (fixtures/controller/fake-cli/: ok, hang, fail, garbage). */
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "controller-cli.h"
 #include "fileio.h"
@@ -422,6 +424,38 @@ static void test_arcconf(void) {
         }
 }
 
+/* Is a process running "sleep <tag>" (the hang fake's child started with --tag=<tag>) still
+ * alive? Zombies have an empty cmdline and do not count. The tag contains our pid, so parallel
+ * runs of this test (other build dirs on the same machine) do not see each other's child. */
+static bool hang_child_alive(const char *tag) {
+        char want[64];
+        size_t wn;
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        bool found = false;
+
+        wn = (size_t) snprintf(want, sizeof(want), "sleep%c%s", 0, tag) + 1;
+        if (!d)
+                return false;
+        while (!found && (de = readdir(d))) {
+                char path[300], buf[64];
+                ssize_t k;
+                int fd;
+
+                if (de->d_name[0] < '0' || de->d_name[0] > '9')
+                        continue;
+                snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                k = read(fd, buf, sizeof(buf));
+                close(fd);
+                found = k >= (ssize_t) wn && memcmp(buf, want, wn) == 0;
+        }
+        closedir(d);
+        return found;
+}
+
 static char *fake_path(const char *kind) {
         char *p;
 
@@ -510,6 +544,29 @@ static void test_runner(void) {
         is_int(controller_cli_query(CONTROLLER_CLI_STORCLI, p, 300 * USEC_PER_MSEC, &l), -ETIME,
                "hanging CLI -> -ETIME");
         is_int(l.n, 0, "nothing written");
+        {
+                /* the whole group is SIGKILLed: the shell's sleep child must go away too (give
+                 * the kernel a bounded moment to finish the exit) */
+                char tag[32], arg[48], *bin = NULL, *out2 = NULL;
+                bool alive = true;
+
+                snprintf(tag, sizeof(tag), "%ld", 900000000L + (long) getpid());
+                snprintf(arg, sizeof(arg), "--tag=%s", tag);
+                is_int(controller_cli_find(CONTROLLER_CLI_STORCLI, p, &bin), 0, "find hang fake");
+                if (bin) {
+                        char *argv[] = { bin, arg, NULL };
+
+                        is_int(controller_cli_run(bin, argv, p, 300 * USEC_PER_MSEC, 1 << 20, &out2,
+                                                  NULL),
+                               -ETIME, "hanging CLI run -> -ETIME");
+                        for (int i = 0; i < 200 && (alive = hang_child_alive(tag)); i++)
+                                (void) nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 },
+                                                 NULL);
+                        ok(!alive, "the CLI's child process was killed with it");
+                }
+                free(bin);
+                free(out2);
+        }
         free(p);
 
         p = fake_path("fail");
