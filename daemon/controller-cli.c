@@ -469,6 +469,7 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
         n = json_object_array_length(ctrls);
         for (size_t i = 0; i < n; i++) {
                 json_object *c = json_object_array_get_idx(ctrls, i), *rd, *cs;
+                char rd_cid[16];
                 const char *status;
 
                 cs = json_get(c, "Command Status", json_type_object);
@@ -484,7 +485,10 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
                 if (!rd)
                         continue;
 
-                /* VDs first, then their members and properties, whatever the key order. */
+                /* VDs first, then their members and properties, whatever the key order. The
+                 * "PDs for VD n" / "VDn Properties" keys do not name the controller; they belong
+                 * to the controller of this response (VD numbers repeat across controllers). */
+                rd_cid[0] = 0;
                 json_object_object_foreach(rd, key, val) {
                         char cid[16], vid[16];
                         ControllerVolume *v;
@@ -499,23 +503,22 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
                         r = storcli_fill_vd(v, json_object_array_get_idx(val, 0));
                         if (r < 0)
                                 return r;
+                        memcpy(rd_cid, cid, sizeof(rd_cid));
                 }
+                if (!rd_cid[0])
+                        continue;
                 json_object_object_foreach(rd, key2, val2) {
                         char id[16];
-                        ControllerVolume *v = NULL;
+                        ControllerVolume *v;
 
                         if (parse_suffix_id(key2, "PDs for VD ", "", id) &&
                             json_object_is_type(val2, json_type_array)) {
-                                for (size_t k = 0; k < l.n && !v; k++)
-                                        if (strcmp(l.volumes[k].volume_id, id) == 0)
-                                                v = &l.volumes[k];
+                                v = list_find(&l, rd_cid, id);
                                 if (v && (r = storcli_fill_pds(v, val2)) < 0)
                                         return r;
                         } else if (parse_suffix_id(key2, "VD", " Properties", id) &&
                                    json_object_is_type(val2, json_type_object)) {
-                                for (size_t k = 0; k < l.n && !v; k++)
-                                        if (strcmp(l.volumes[k].volume_id, id) == 0)
-                                                v = &l.volumes[k];
+                                v = list_find(&l, rd_cid, id);
                                 if (v && (r = set_str(&v->os_device,
                                                       json_get_str(val2, "OS Drive Name"))) < 0)
                                         return r;
@@ -560,13 +563,15 @@ int storcli_apply_rebuild(ControllerVolumeList *l, const char *text, size_t size
 
                         if (!drive || !status || strcasecmp(status, "In progress") != 0)
                                 continue;
+                        /* an integer, or "-" (some versions print numbers as strings) */
                         pct = json_get(row, "Progress%", json_type_int);
                         if (pct) {
                                 int64_t p = json_object_get_int64(pct);
 
                                 if (p >= 0 && p <= 100)
                                         progress = (double) p / 100.0;
-                        }
+                        } else
+                                (void) parse_percent(json_get_str(row, "Progress%"), &progress);
                         (void) parse_eta(json_get_str(row, "Estimated Time Left"), &eta);
 
                         for (size_t k = 0; k < l->n; k++) {

@@ -173,6 +173,33 @@ static void test_storcli(void) {
                 controller_volume_list_done(&l);
         }
 
+        /* derived: two controllers with the same VD number; only /c1's member rebuilds */
+        {
+                const char *a = strstr(vall, "[\n{"), *b = strrchr(vall, ']');
+                _cleanup_free_ char *obj0 = NULL, *obj1a = NULL, *obj1 = NULL, *two = NULL;
+
+                ok(a && b && b > a, "fixture has the Controllers array");
+                if (a && b && b > a) {
+                        obj0 = strndup(a + 1, (size_t) (b - a - 1));
+                        obj1a = replace1(obj0, "/c0/v239", "/c1/v239");
+                        obj1 = replace1(obj1a, "\"State\" : \"Onln\"", "\"State\" : \"Rbld\"");
+                        if (asprintf(&two, "{\"Controllers\":[%s,%s]}", obj0, obj1) < 0)
+                                abort();
+                        is_int(storcli_parse_volumes(two, strlen(two), &l), 0, "two controllers");
+                        is_int(l.n, 2, "two VDs");
+                        if (l.n == 2) {
+                                is_str(l.volumes[0].controller, "0", "first on c0");
+                                ok(l.volumes[0].rebuild_drive == NULL,
+                                   "c0's VD 239 not rebuilding");
+                                is_str(l.volumes[1].controller, "1", "second on c1");
+                                is_str(l.volumes[1].rebuild_drive, "/c1/e251/s1",
+                                       "c1's member list applied to c1's VD 239");
+                                is_str(l.volumes[1].os_device, "/dev/sda", "c1 properties");
+                        }
+                        controller_volume_list_done(&l);
+                }
+        }
+
         /* rebuild progress applied to a volume whose member /c0/e252/s0 rebuilds */
         {
                 ControllerVolumeList m = {};
@@ -196,6 +223,14 @@ static void test_storcli(void) {
                 is_double(v->progress, 0.39, 1e-9, "Progress%% 39");
                 is_u64(v->eta_usec, 5 * 60 * USEC_PER_SEC, "Estimated Time Left 5 Minutes");
                 is_str(v->operation, "Rebuild", "operation Rebuild");
+                {
+                        _cleanup_free_ char *str =
+                                replace1(prog, "\"Progress%\" : 39", "\"Progress%\" : \"57\"");
+
+                        is_int(storcli_apply_rebuild(&m, str, strlen(str)), 1,
+                               "Progress%% as a string");
+                        is_double(v->progress, 0.57, 1e-9, "string progress 57");
+                }
                 controller_volume_list_done(&m);
         }
 
