@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# `storpulsectl watch` is event driven: started with a one-hour poll interval, it must still
+# print the "started" event of a recovery within seconds of `mdadm --add`, and exit after
+# --count 1 events.
+# shellcheck disable=SC2016
+source ../lib.sh
+require_verb watch
+a=$(disk 1) b=$(disk 2)
+modprobe -a md_mod raid1
+run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=2 \
+        /dev/$a /dev/$b </dev/null
+udevadm settle --timeout=30
+run mdadm /dev/md0 --fail /dev/$b
+run mdadm /dev/md0 --remove /dev/$b
+run mdadm --zero-superblock /dev/$b
+echo 2000 >/sys/block/md0/md/sync_speed_max
+timeout 120 "$STORPULSECTL" watch --json --interval 3600 --count 1 >"$SCRATCH/watch.json" \
+        2>"$SCRATCH/watch.err" &
+pid=$!
+sleep 3
+kill -0 $pid 2>/dev/null || { cat "$SCRATCH/watch.err"; fail "storpulsectl watch exited before any event"; }
+t0=$(date +%s.%N)
+run mdadm /dev/md0 --add /dev/$b
+wait $pid
+rc=$?
+dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+log "watch exited with $rc ${dt}s after mdadm --add"
+cat "$SCRATCH/watch.json"
+cat "$SCRATCH/watch.err"
+((rc == 0)) || fail "storpulsectl watch exit status $rc (124: no event arrived within 120 s)"
+checkfile "$SCRATCH/watch.json" "one 'started' recovery event for md0 (no poll interval involved)" "
+ev = J if isinstance(V, list) else [V]
+eq(len(ev), 1, 'number of events printed with --count 1')
+e = ev[0]
+eq(e['event'], 'started', 'event')
+eq(e['array'], 'md0', 'array')
+eq(e['operation'], 'recovery', 'operation')
+inside(e['progress'], -0.001, 1, 'progress')
+"
+md_wait_idle md0 120
