@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "macro.h"
 #include "md-watch.h"
+#include "sysfs.h"
 #include "tap.h"
 
 static char log_buf[4096];
@@ -235,6 +236,47 @@ int main(void) {
         run_until_report(e);
         is_str(log_buf, "changed:md2:01", "interval on: change seen");
         w2 = md_watch_free(w2);
+
+        /* A real kernfs file (this kernel has no md, so any block device's "ro" stands in for
+         * array_state): it must be registered for EPOLLPRI, and a registered attribute that does
+         * not change must not wake the loop (kernfs only reports a change since the last read). */
+        {
+                _cleanup_strv_free_ char **devs = NULL;
+                size_t n_devs = 0;
+                char target[300];
+
+                _cleanup_close_ int slash = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                if (sysfs_list_dir(slash, "sys/class/block", &devs, &n_devs) < 0 || n_devs == 0)
+                        ok(1, "# SKIP no /sys/class/block entries on this machine");
+                else {
+                        make_array(root, "md3", NULL);
+                        (void) unlinkat(root, "sys/class/block/md3/md/array_state", 0);
+                        (void) snprintf(target, sizeof(target), "/sys/class/block/%s/ro", devs[0]);
+                        is_int(symlinkat(target, root, "sys/class/block/md3/md/array_state"), 0,
+                               "array_state -> %s", target);
+                        log_reset();
+                        is_int(md_watch_new(e, root, USEC_INFINITY, false, handler, NULL, &w2), 0,
+                               "md_watch_new over a tree with one kernfs attribute");
+                        is_int(md_watch_add(w2, "md3"), 1, "add md3");
+                        is_int(md_watch_get_counts(w2, "md3", &attrs, &pollable), 0, "counts");
+                        is_int(pollable, 1, "the kernfs attribute is event-driven (EPOLLPRI)");
+                        is_int(attrs, 4, "the other three are safety-net only");
+                        run_until_report(e);
+                        is_str(log_buf, "added:md3:3f", "md3 added");
+                        log_reset();
+                        {
+                                int dispatched = 0;
+
+                                for (int i = 0; i < 20; i++)
+                                        dispatched += sd_event_run(e, 10 * USEC_PER_MSEC) > 0;
+                                is_int(dispatched, 0,
+                                       "no wake-ups from the registered, unchanged attribute");
+                        }
+                        is_str(log_buf, "", "and no report");
+                        w2 = md_watch_free(w2);
+                }
+        }
 
         is_str(md_watch_change_to_string(MD_WATCH_ARRAY_REMOVED), "removed", "to_string");
         is_int(md_watch_change_from_string("added"), MD_WATCH_ARRAY_ADDED, "from_string");
