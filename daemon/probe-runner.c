@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "probe-engine.h"
@@ -140,11 +141,16 @@ static void child_progress(const ProbeProgress *p, void *userdata) {
         (void) send_msg(*fd, MSG_PROGRESS, p, sizeof(*p));
 }
 
+static void on_alarm(int sig) {
+        /* Only interrupts the blocking io_getevents(); probe_run() checks the clock. */
+}
+
 _noreturn_ static void child_main(int fd, const char *path, const ProbeParams *p, int sysfs_dirfd) {
         _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
         _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
         MsgTarget mt = { .bad_param = -1 };
         ProbeParam bad = _PROBE_PARAM_INVALID;
+        usec_t alarm_usec = p->timeout_usec + 10 * USEC_PER_MSEC;
         MsgResult *mr;
         int r;
 
@@ -167,7 +173,20 @@ _noreturn_ static void child_main(int fd, const char *path, const ProbeParams *p
         mr = calloc(1, sizeof(*mr));
         if (!mr)
                 _exit(1);
-        r = probe_engine_new_aio(&e);
+        /* The deadline arrives as SIGALRM (no SA_RESTART: it interrupts io_getevents()), once
+         * just after the probe's own deadline and then every 50 ms, so a wait entered right
+         * after a tick is interrupted too; probe_run() then sees the deadline and ends STALLED. */
+        r = sigaction(SIGALRM, &(const struct sigaction){ .sa_handler = on_alarm }, NULL);
+        if (r >= 0)
+                r = setitimer(ITIMER_REAL,
+                              &(const struct itimerval){
+                                      .it_value = { .tv_sec = (time_t) (alarm_usec / USEC_PER_SEC),
+                                                    .tv_usec = (suseconds_t) (alarm_usec %
+                                                                              USEC_PER_SEC) },
+                                      .it_interval = { .tv_usec = 50000 },
+                              },
+                              NULL);
+        r = r < 0 ? -errno : probe_engine_new_aio(/* signal_deadline= */ true, &e);
         if (r >= 0)
                 r = probe_run(e, t->info.size_bytes, t->info.logical_block_size, t->info.mem_align,
                               t->fd, p, child_progress, &fd, &mr->result);

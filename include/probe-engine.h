@@ -57,8 +57,13 @@ typedef struct ProbeEngine {
         void *userdata;
 } ProbeEngine;
 
-/* libaio engine over a real fd. Returns 0 and a new engine, or -ENOMEM. */
-int probe_engine_new_aio(ProbeEngine **ret);
+/* libaio engine over a real fd. Returns 0 and a new engine, or -ENOMEM.
+ * signal_deadline: getevents() ignores its timeout and waits without a timer until min reads
+ * complete or a signal interrupts it (-EINTR). The caller must then deliver a signal (handler
+ * installed without SA_RESTART) at the deadline and again periodically after it, so a wait
+ * entered just after a signal is ended too (probe-runner's child does this). Without it, every
+ * wait is bounded by its timeout. */
+int probe_engine_new_aio(bool signal_deadline, ProbeEngine **ret);
 
 /* Frees the engine through ops->destroy. Accepts NULL, returns NULL. */
 ProbeEngine *probe_engine_free(ProbeEngine *e);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "probe-engine.h"
 #include "probe-runner.h"
 #include "tap.h"
 
@@ -131,6 +132,27 @@ static void test_stall_inside_probe(const char *path) {
         ok(o.result.phases[PROBE_PHASE_RANDOM].ios > 0, "deadline: partial results kept");
 }
 
+static void test_in_process_aio(const char *path) {
+        _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
+        _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
+        ProbeParams p = small_params();
+        static ProbeResult res;
+
+        /* The libaio engine with bounded waits (no signal), in this process. */
+        is_int(probe_target_open(path, -EBADF, &t), 0, "in-process: target opens");
+        is_int(probe_engine_new_aio(false, &e), 0, "in-process: aio engine");
+        if (!t || !e)
+                return;
+        is_int(probe_run(e, t->info.size_bytes, t->info.logical_block_size, t->info.mem_align,
+                         t->fd, &p, NULL, NULL, &res),
+               0, "in-process: probe runs");
+        is_int(res.state, PROBE_STATE_OK, "in-process: ok");
+        is_u64(res.phases[PROBE_PHASE_SEQUENTIAL].bytes, 4 << 20, "in-process: 4 MiB sequential");
+        is_u64(res.phases[PROBE_PHASE_RANDOM_DEEP].ios, 200, "in-process: 200 reads at QD8");
+        ok(res.cpu_user_usec + res.cpu_sys_usec > 0 || res.elapsed_ns < 10 * NSEC_PER_MSEC,
+           "in-process: CPU time measured");
+}
+
 int main(void) {
         char dir[] = "/var/tmp/test-probe-runner-XXXXXX", path[128], cmd[160];
 
@@ -142,6 +164,7 @@ int main(void) {
         (void) snprintf(path, sizeof(path), "%s/data", dir);
         is_int(write_random_file(path, 8 << 20), 0, "8 MiB of random data");
 
+        test_in_process_aio(path);
         test_regular_file(path);
         test_refusals(dir);
         test_silent_child_is_killed(path);
