@@ -81,7 +81,9 @@ int controller_cli_run(const char *path, char *const argv[], const char *path_en
         (void) setpgid(pid, pid);
         (void) close(pipefd[1]);
 
-        deadline = now(CLOCK_MONOTONIC) + timeout_usec;
+        deadline = now(CLOCK_MONOTONIC);
+        deadline =
+                timeout_usec > USEC_INFINITY - deadline ? USEC_INFINITY : deadline + timeout_usec;
         for (;;) {
                 struct pollfd pfd = { .fd = rfd, .events = POLLIN };
                 usec_t t = now(CLOCK_MONOTONIC);

@@ -13,6 +13,7 @@
  * Everything here is pure (no I/O, no clock); the runner that executes the CLIs lives in
  * controller-cli-run.c. */
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdbool.h>
@@ -452,6 +453,72 @@ static int storcli_fill_pds(ControllerVolume *v, json_object *pds) {
         return 0;
 }
 
+/* `/cALL show all J` (and perccli's) lists VDs as "VD LIST" rows ("DG/VD": "0/0") and all
+ * drives as "PD LIST" rows with their "DG": a drive group's Rbld member rebuilds every VD of that
+ * group. The controller number comes from "Basics" or the command status. */
+static int storcli_parse_vd_list(ControllerVolumeList *l, json_object *c, json_object *rd) {
+        json_object *vds = json_get(rd, "VD LIST", json_type_array),
+                    *pds = json_get(rd, "PD LIST", json_type_array), *num;
+        char cid[16];
+        size_t n;
+        int r;
+
+        if (!vds)
+                return 0;
+        num = json_get(json_get(rd, "Basics", json_type_object), "Controller", json_type_int)
+                      ?: json_get(json_get(c, "Command Status", json_type_object), "Controller",
+                                  json_type_int);
+        if (!num || json_object_get_int64(num) < 0)
+                return 0;
+        (void) snprintf(cid, sizeof(cid), "%" PRIi64, json_object_get_int64(num));
+
+        n = json_object_array_length(vds);
+        for (size_t i = 0; i < n; i++) {
+                json_object *row = json_object_array_get_idx(vds, i);
+                const char *dgvd = json_get_str(row, "DG/VD"), *slash;
+                char dg[16], vid[16];
+                ControllerVolume *v;
+                size_t a, b;
+
+                if (!dgvd || !(slash = strchr(dgvd, '/')))
+                        continue;
+                a = (size_t) (slash - dgvd);
+                b = strlen(slash + 1);
+                if (a == 0 || a >= sizeof(dg) || strspn(dgvd, "0123456789") != a || b == 0 ||
+                    b >= sizeof(vid) || strspn(slash + 1, "0123456789") != b)
+                        continue;
+                memcpy(dg, dgvd, a);
+                dg[a] = 0;
+                memcpy(vid, slash + 1, b + 1);
+                v = list_find(l, cid, vid) ?: list_add(l, cid, vid);
+                if (!v)
+                        return -ENOMEM;
+                r = storcli_fill_vd(v, row);
+                if (r < 0)
+                        return r;
+
+                /* members of this drive group */
+                for (size_t k = 0; pds && k < json_object_array_length(pds); k++) {
+                        json_object *pd = json_object_array_get_idx(pds, k),
+                                    *pdg = json_get(pd, "DG", json_type_int);
+                        json_object *one;
+
+                        if (!pdg || json_object_get_int64(pdg) < 0 ||
+                            (uint64_t) json_object_get_int64(pdg) != strtoull(dg, NULL, 10))
+                                continue;
+                        one = json_object_new_array();
+                        if (!one)
+                                return -ENOMEM;
+                        (void) json_object_array_add(one, json_object_get(pd));
+                        r = v->rebuild_drive ? 0 : storcli_fill_pds(v, one);
+                        json_object_put(one);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
 int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *ret) {
         _cleanup_(list_donep) ControllerVolumeList l = {};
         _cleanup_(json_putp) json_object *root = NULL;
@@ -505,6 +572,9 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
                                 return r;
                         memcpy(rd_cid, cid, sizeof(rd_cid));
                 }
+                r = storcli_parse_vd_list(&l, c, rd);
+                if (r < 0)
+                        return r;
                 if (!rd_cid[0])
                         continue;
                 json_object_object_foreach(rd, key2, val2) {

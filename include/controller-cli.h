@@ -59,7 +59,8 @@ typedef struct ControllerVolumeList {
 /* Free everything the list owns and reset it to empty. Accepts NULL and empty lists. */
 void controller_volume_list_done(ControllerVolumeList *l);
 
-/* storcli/perccli `/cALL/vALL show all J`. Appends nothing on failure. Returns 0 with
+/* storcli/perccli `/cALL/vALL show all J` (also `/cALL show all J`, whose "VD LIST"/"PD LIST"
+ * rows give state, level, size and the rebuilding member, but no OS device name). Returns 0 with
  * *ret filled (possibly empty: a controller without VDs), -EBADMSG for text that is not the
  * expected JSON, -EIO if every controller reported a non-Success command status. *ret must be
  * empty on entry; it is written only on success. */

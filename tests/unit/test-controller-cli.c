@@ -56,6 +56,20 @@ static char *replace1(const char *s, const char *from, const char *to) {
         return out;
 }
 
+/* Like replace1, but only after the first occurrence of `after`. */
+static char *replace1_after(const char *s, const char *after, const char *from, const char *to) {
+        const char *a = strstr(s, after);
+        _cleanup_free_ char *tail = NULL;
+        char *out;
+
+        if (!a)
+                return strdup(s);
+        tail = replace1(a, from, to);
+        if (asprintf(&out, "%.*s%s", (int) (a - s), s, tail) < 0)
+                abort();
+        return out;
+}
+
 static void test_states(void) {
         static const struct {
                 const char *s;
@@ -198,6 +212,36 @@ static void test_storcli(void) {
                         }
                         controller_volume_list_done(&l);
                 }
+        }
+
+        /* perccli `/cALL show all J`: VD LIST / PD LIST rows */
+        {
+                _cleanup_free_ char *perc = NULL, *dg1 = NULL, *dg2 = NULL;
+                size_t n_perc;
+
+                perc = load("perccli/call-show-all-perc-h345.json", &n_perc);
+                is_int(storcli_parse_volumes(perc, n_perc, &l), 0, "perccli show all parses");
+                is_int(l.n, 1, "one VD from VD LIST");
+                if (l.n == 1) {
+                        v = &l.volumes[0];
+                        is_str(v->controller, "0", "controller from Basics");
+                        is_str(v->volume_id, "0", "VD 0 from DG/VD 0/0");
+                        is_str(v->raid_level, "RAID0", "RAID0");
+                        is_int(v->state, CONTROLLER_VOLUME_OPTIMAL, "Optl");
+                        is_double((double) v->size_bytes, 1.089 * TIB, 1.0, "1.089 TB");
+                        ok(v->os_device == NULL, "no OS device in this shape");
+                        ok(v->rebuild_drive == NULL, "no member rebuilding");
+                }
+                controller_volume_list_done(&l);
+
+                dg1 = replace1_after(perc, "\"VD LIST\"", "\"Optl\"", "\"Pdgd\"");
+                dg2 = replace1_after(dg1, "\"PD LIST\"", "\"Onln\"", "\"Rbld\"");
+                is_int(storcli_parse_volumes(dg2, strlen(dg2), &l), 0, "derived Pdgd/Rbld parses");
+                if (l.n == 1) {
+                        is_int(l.volumes[0].state, CONTROLLER_VOLUME_DEGRADED, "Pdgd -> degraded");
+                        is_str(l.volumes[0].rebuild_drive, "/c0/e69/s0", "PD LIST member of DG 0");
+                }
+                controller_volume_list_done(&l);
         }
 
         /* rebuild progress applied to a volume whose member /c0/e252/s0 rebuilds */
@@ -513,6 +557,10 @@ static void test_runner(void) {
                        0, "echo runs");
                 is_str(out, "hi\n", "stdout captured");
                 is_int(n, 3, "size");
+                free(out);
+                out = NULL;
+                is_int(controller_cli_run("/bin/echo", argv, NULL, USEC_INFINITY, 1024, &out, &n),
+                       0, "no timeout (USEC_INFINITY) does not overflow the deadline");
                 free(out);
                 out = NULL;
         }
