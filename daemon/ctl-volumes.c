@@ -20,6 +20,9 @@
  *   dm: dm {name uuid vg_name lv_name target suspended raid{raid_type health sync_action
  *     sync_done_sectors sync_total_sectors journal}}
  *   disks/controller volumes: vendor model serial transport scsi_host driver
+ *   controller volumes: controller {cli volume_id state state_raw} (null without a vendor CLI);
+ *     with a CLI also the array keys (level from the CLI, sync_action "idle"/"rebuild"/...,
+ *     progress, ETA)
  * Exit codes: 0 ok, 1 usage, 2 the root or its sys/class/block cannot be read. */
 
 #include <getopt.h>
@@ -27,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller-cli.h"
 #include "controller.h"
 #include "ctl.h"
 #include "inventory.h"
@@ -227,6 +231,47 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
         }
 }
 
+/* Ask the installed vendor CLIs about the controller volumes (storcli, ssacli, arcconf). A
+ * missing CLI is normal (the volume is still monitored by probes); a failing one is reported and
+ * ignored. Each command is bounded by a timeout, so a hung CLI cannot hang us. */
+static void query_controller_clis(Inventory *inv, unsigned flags) {
+        bool asked[_CONTROLLER_CLI_MAX] = {};
+        const char *path = getenv("PATH");
+        Volume *v;
+
+        if (!path)
+                path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+        INVENTORY_FOREACH(v, inv) {
+                const ControllerDriver *d;
+
+                if (v->kind != VOLUME_CONTROLLER || !v->driver)
+                        continue;
+                d = controller_lookup(v->driver, flags);
+                for (size_t i = 0; d && i < CONTROLLER_CLI_PER_DRIVER; i++) {
+                        ControllerVolumeList l = {};
+                        ControllerCli cli = d->cli[i];
+                        int r;
+
+                        if (cli <= CONTROLLER_CLI_NONE || cli >= _CONTROLLER_CLI_MAX || asked[cli])
+                                continue;
+                        asked[cli] = true;
+                        r = controller_cli_query(cli, path, 10 * USEC_PER_SEC, &l);
+                        if (r == -ENOENT || r == -EOPNOTSUPP)
+                                continue;
+                        if (r < 0) {
+                                log_warning_errno(r, "Querying %s failed, ignoring: %m",
+                                                  controller_cli_to_string(cli));
+                                continue;
+                        }
+                        r = inventory_apply_controller_cli(inv, cli, &l);
+                        if (r < 0)
+                                log_warning_errno(r, "Applying %s output failed, ignoring: %m",
+                                                  controller_cli_to_string(cli));
+                        controller_volume_list_done(&l);
+                }
+        }
+}
+
 static int help(void) {
         printf("Usage: storpulsectl volumes [--json] [--root DIR]\n\n"
                "Show md arrays, LVM/dm volumes, controller volumes, disks and partitions as a "
@@ -235,6 +280,9 @@ static int help(void) {
                "  --json      print a JSON array of volumes instead of the tree\n"
                "  --root DIR  scan DIR (a fixture tree with sys/, proc/, run/udev/, dm/) instead "
                "of /\n"
+               "  --no-controller-cli\n"
+               "              do not run vendor RAID CLIs (storcli, ssacli, arcconf) found on "
+               "$PATH\n"
                "  -h --help   show this help\n\n"
                "Exit status: 0 ok, 1 usage error, 2 the scan root cannot be read.\n");
         return 0;
@@ -245,11 +293,13 @@ int ctl_volumes_main(int argc, char **argv) {
                 { "json", no_argument, NULL, 'j' },
                 { "root", required_argument, NULL, 'r' },
                 { "help", no_argument, NULL, 'h' },
+                { "no-controller-cli", no_argument, NULL, 'C' },
                 {},
         };
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         const char *root = "/";
-        bool json = false;
+        bool json = false, use_cli = true;
+        unsigned flags;
         int c, r;
 
         optind = 0;
@@ -263,6 +313,9 @@ int ctl_volumes_main(int argc, char **argv) {
                         break;
                 case 'h':
                         return help();
+                case 'C':
+                        use_cli = false;
+                        break;
                 default:
                         return 1;
                 }
@@ -276,13 +329,15 @@ int ctl_volumes_main(int argc, char **argv) {
                 log_error_errno(r, "Failed to open scan root %s: %m", root);
                 return 2;
         }
-        inventory_set_controller_flags(
-                inv, controller_lookup_flags_from_env(getenv(CONTROLLER_TEST_ENV)));
+        flags = controller_lookup_flags_from_env(getenv(CONTROLLER_TEST_ENV));
+        inventory_set_controller_flags(inv, flags);
         r = inventory_scan(inv);
         if (r < 0) {
                 log_error_errno(r, "Failed to list block devices below %s: %m", root);
                 return 2;
         }
+        if (use_cli)
+                query_controller_clis(inv, flags);
 
         if (json) {
                 json_object *a = NULL;

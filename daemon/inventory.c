@@ -1101,3 +1101,100 @@ int inventory_read_stat(const Inventory *inv, const Volume *v, BlockStat *ret) {
                 return r;
         return blockstat_parse(text, ret);
 }
+
+static bool driver_uses_cli(const Inventory *inv, const Volume *v, ControllerCli cli) {
+        const ControllerDriver *d =
+                v->driver ? controller_lookup(v->driver, inv->controller_flags) : NULL;
+
+        for (size_t i = 0; d && i < CONTROLLER_CLI_PER_DRIVER; i++)
+                if (d->cli[i] == cli)
+                        return true;
+        return false;
+}
+
+static int apply_cli_volume(Volume *v, ControllerCli cli, const ControllerVolume *cv) {
+        char id[64];
+
+        (void) snprintf(id, sizeof(id), "c%s/v%s", cv->controller ? cv->controller : "?",
+                        cv->volume_id ? cv->volume_id : "?");
+        v->has_cli = true;
+        if (strdup_to(&v->cli_name, controller_cli_to_string(cli)) < 0 ||
+            strdup_to(&v->cli_volume_id, id) < 0 ||
+            strdup_to(&v->cli_state, controller_volume_state_to_string(cv->state)) < 0 ||
+            strdup_to(&v->cli_state_raw, cv->state_raw) < 0)
+                return -ENOMEM;
+        if (cv->raid_level && strdup_to(&v->level, cv->raid_level) < 0)
+                return -ENOMEM;
+
+        switch (cv->state) {
+        case CONTROLLER_VOLUME_OPTIMAL:
+                break;
+        case CONTROLLER_VOLUME_DEGRADED:
+        case CONTROLLER_VOLUME_REBUILDING:
+                if (v->health != VOLUME_HEALTH_FAILED)
+                        v->health = VOLUME_HEALTH_DEGRADED;
+                break;
+        case CONTROLLER_VOLUME_FAILED:
+        case CONTROLLER_VOLUME_OFFLINE:
+                v->health = VOLUME_HEALTH_FAILED;
+                break;
+        case CONTROLLER_VOLUME_UNKNOWN:
+        case _CONTROLLER_VOLUME_STATE_MAX:
+        case _CONTROLLER_VOLUME_STATE_INVALID:
+                break;
+        }
+
+        free(v->sync.action);
+        v->sync = (VolumeSync){};
+        if (cv->operation) {
+                v->sync.action = strdup(cv->operation);
+                if (!v->sync.action)
+                        return -ENOMEM;
+                for (char *p = v->sync.action; *p; p++)
+                        if (*p >= 'A' && *p <= 'Z')
+                                *p = (char) (*p - 'A' + 'a');
+        } else if (!(v->sync.action = strdup("idle")))
+                return -ENOMEM;
+        if (cv->operation && cv->progress >= 0) {
+                v->sync.has_progress = true;
+                v->sync.progress = CLAMP(cv->progress, 0.0, 1.0);
+        }
+        if (cv->operation && cv->eta_usec != USEC_INFINITY) {
+                v->sync.has_eta = true;
+                v->sync.eta_seconds = cv->eta_usec / USEC_PER_SEC;
+        }
+        return 0;
+}
+
+int inventory_apply_controller_cli(Inventory *inv, ControllerCli cli,
+                                   const ControllerVolumeList *l) {
+        Volume *lone = NULL;
+        size_t n_candidates = 0;
+        int matched = 0, r;
+
+        if (!inv || !l)
+                return -EINVAL;
+        for (size_t i = 0; i < inv->n_volumes; i++)
+                if (inv->volumes[i]->kind == VOLUME_CONTROLLER &&
+                    driver_uses_cli(inv, inv->volumes[i], cli)) {
+                        lone = inv->volumes[i];
+                        n_candidates++;
+                }
+
+        for (size_t i = 0; i < l->n; i++) {
+                const ControllerVolume *cv = &l->volumes[i];
+                Volume *v = NULL;
+
+                if (cv->os_device && strncmp(cv->os_device, "/dev/", 5) == 0)
+                        v = inventory_get(inv, cv->os_device + 5);
+                else if (!cv->os_device && l->n == 1 && n_candidates == 1)
+                        v = lone;
+                if (!v || v->kind != VOLUME_CONTROLLER)
+                        continue;
+                r = apply_cli_volume(v, cli, cv);
+                if (r < 0)
+                        return r;
+                matched++;
+        }
+        return matched;
+}

@@ -113,6 +113,10 @@ Volume *volume_free(Volume *v) {
         free(v->transport);
         free(v->scsi_host);
         free(v->driver);
+        free(v->cli_name);
+        free(v->cli_volume_id);
+        free(v->cli_state);
+        free(v->cli_state_raw);
         free(v);
         return NULL;
 }
@@ -120,7 +124,7 @@ Volume *volume_free(Volume *v) {
 bool volume_is_array(const Volume *v) {
         if (!v)
                 return false;
-        return v->md || v->dm_raid;
+        return v->md || v->dm_raid || v->has_cli;
 }
 
 /* A member state that means "this leg does not carry data": md's faulty, dm-raid's D and -. */
@@ -440,6 +444,23 @@ int volume_to_json(const Volume *v, json_object **ret) {
                 goto out_nomem;
         if (v->dm_name && add_dm_fields(o, v) < 0)
                 goto out_nomem;
+        if (v->kind == VOLUME_CONTROLLER) {
+                json_object *c = NULL;
+
+                if (v->has_cli) {
+                        c = json_object_new_object();
+                        if (!c)
+                                goto out_nomem;
+                        if (add(o, "controller", c) < 0)
+                                goto out_nomem;
+                        if (add_str(c, "cli", v->cli_name) < 0 ||
+                            add_str(c, "volume_id", v->cli_volume_id) < 0 ||
+                            add_str(c, "state", v->cli_state) < 0 ||
+                            add_str(c, "state_raw", v->cli_state_raw) < 0)
+                                goto out_nomem;
+                } else if (add(o, "controller", NULL) < 0)
+                        goto out_nomem;
+        }
         if (v->kind == VOLUME_DISK || v->kind == VOLUME_CONTROLLER) {
                 if (add_str(o, "vendor", v->vendor) < 0 || add_str(o, "model", v->model) < 0 ||
                     add_str(o, "serial", v->serial) < 0 ||

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "blockstat.h"
+#include "controller-cli.h"
 #include "dm-status.h"
 #include "macro.h"
 #include "volume.h"
@@ -70,6 +71,15 @@ Volume *inventory_get(const Inventory *inv, const char *name);
 
 /* True if v is a top of the tree: not hidden and no visible holder. */
 bool inventory_is_top_level(const Inventory *inv, const Volume *v);
+
+/* Attach what a vendor CLI reported (controller_cli_query(), run by the caller off the main
+ * loop) to the controller volumes: a CLI volume matches the volume named by its OS device
+ * ("/dev/sda" -> sda); without an OS device, a lone CLI volume matches the lone controller volume
+ * of a driver read by `cli`. Sets has_cli, cli_*, level, health (optimal -> ok, degraded and
+ * rebuilding -> degraded, failed and offline -> failed) and sync (operation, progress, ETA).
+ * Returns the number of volumes matched. Pure apart from the inventory's own data. */
+int inventory_apply_controller_cli(Inventory *inv, ControllerCli cli,
+                                   const ControllerVolumeList *l);
 
 /* Passive load: read and parse <root>/<v->syspath>/stat (Documentation/block/stat.rst; the
  * kernel's own counters, no I/O to the device). Feed two readings to blockstat_delta() for

@@ -125,6 +125,14 @@ typedef struct Volume {
         char *scsi_host; /* "host0" when the device path runs through a SCSI host */
         char *driver;    /* the SCSI host's proc_name ("megaraid_sas", "ahci") */
 
+        /* controller volumes: the vendor CLI's view, when a CLI is installed and was asked
+         * (inventory_apply_controller_cli()); has_cli false otherwise */
+        bool has_cli;
+        char *cli_name;      /* "storcli", "ssacli", "arcconf" */
+        char *cli_volume_id; /* "c0/v239": the CLI's controller and volume numbers */
+        char *cli_state;     /* controller_volume_state_to_string(): "optimal", "degraded", ... */
+        char *cli_state_raw; /* the CLI's own word ("Optl", "Dgrd", "Interim Recovery Mode") */
+
         /* set by analysis layers above (peers / detector); the inventory never sets it */
         bool slow;
 } Volume;

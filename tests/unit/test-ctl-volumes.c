@@ -86,6 +86,23 @@ int main(void) {
         json_object_put(j);
         out = mfree_str(out);
 
+        {
+                char path[8192];
+                const char *fx = getenv("STORPULSE_FIXTURES");
+
+                (void) snprintf(path, sizeof(path), "%s/controller/fake-cli/ok:%s",
+                                fx ? fx : "tests/fixtures", getenv("PATH") ? getenv("PATH") : "");
+                setenv("PATH", path, 1);
+                is_int(run(&out, "--root", fixture("megaraid-sas"), NULL, NULL), 0,
+                       "megaraid with a (fake) storcli on PATH");
+                ok(out && strstr(out, "controller RAID1"), "RAID level from storcli");
+                out = mfree_str(out);
+                is_int(run(&out, "--no-controller-cli", "--root", fixture("megaraid-sas"), NULL), 0,
+                       "--no-controller-cli");
+                ok(out && !strstr(out, "RAID1"), "CLI not asked");
+                out = mfree_str(out);
+        }
+
         is_int(run(&out, "--root", "/nonexistent-root", NULL, NULL), 2, "missing root: exit 2");
         out = mfree_str(out);
         is_int(run(&out, "--bogus", NULL, NULL, NULL), 1, "unknown option: exit 1");

@@ -339,6 +339,43 @@ static void test_disks(void) {
         ok(v && strv_contains(v->members, "sda"), "partition sits on its disk");
 
         {
+                ControllerVolume cv = {
+                        .controller = (char *) "0",
+                        .volume_id = (char *) "239",
+                        .raid_level = (char *) "RAID1",
+                        .size_bytes = CONTROLLER_SIZE_UNKNOWN,
+                        .state = CONTROLLER_VOLUME_REBUILDING,
+                        .state_raw = (char *) "Rbld",
+                        .os_device = (char *) "/dev/sda",
+                        .operation = (char *) "Rebuild",
+                        .progress = 0.42,
+                        .eta_usec = 600 * USEC_PER_SEC,
+                };
+                ControllerVolumeList l = { .volumes = &cv, .n = 1 };
+
+                is_int(inventory_apply_controller_cli(inv, CONTROLLER_CLI_STORCLI, &l), 1,
+                       "CLI volume matched by OS device");
+                v = inventory_get(inv, "sda");
+                ok(v && v->has_cli && volume_is_array(v), "controller volume has CLI data");
+                is_int(v ? v->health : -1, VOLUME_HEALTH_DEGRADED, "rebuilding -> degraded");
+                is_str(v ? v->sync.action : NULL, "rebuild", "operation lower-cased");
+                is_double(v ? v->sync.progress : -1, 0.42, 1e-9, "CLI progress");
+                is_u64(v && v->sync.has_eta ? v->sync.eta_seconds : 0, 600, "CLI eta");
+                is_str(v ? v->cli_volume_id : NULL, "c0/v239", "CLI volume id");
+                is_str(v ? v->level : NULL, "RAID1", "level from the CLI");
+
+                cv.os_device = (char *) "/dev/sdb";
+                is_int(inventory_apply_controller_cli(inv, CONTROLLER_CLI_STORCLI, &l), 0,
+                       "a JBOD disk never takes CLI volume data");
+                cv.os_device = NULL;
+                cv.state = CONTROLLER_VOLUME_FAILED;
+                is_int(inventory_apply_controller_cli(inv, CONTROLLER_CLI_STORCLI, &l), 1,
+                       "lone CLI volume matches the lone controller volume");
+                is_int(inventory_get(inv, "sda")->health, VOLUME_HEALTH_FAILED, "failed");
+                is_int(inventory_apply_controller_cli(inv, CONTROLLER_CLI_SSACLI, &l), 0,
+                       "ssacli does not read megaraid_sas volumes");
+        }
+        {
                 BlockStat st;
                 v = inventory_get(inv, "sda1");
                 is_int(inventory_read_stat(inv, v, &st), 0, "stat of a partition");
