@@ -35,6 +35,7 @@ static ControllerVolume *volume_done(ControllerVolume *v) {
         free(v->os_device);
         free(v->operation);
         free(v->rebuild_drive);
+        free(v->naa_id);
         return NULL;
 }
 
@@ -233,6 +234,39 @@ static int parse_percent(const char *s, double *ret) {
                 return -EINVAL;
         *ret = d / 100.0;
         return 0;
+}
+
+/* Keep a hex NAA identifier (16 or 32 hex digits, optional "0x"/"naa." prefix) in lower case. */
+static int set_naa(char **field, const char *s) {
+        char buf[40];
+        size_t n = 0;
+
+        if (!s)
+                return 0;
+        s += strspn(s, " \t");
+        if (startswith_ci(s, "0x"))
+                s += 2;
+        else if (startswith_ci(s, "naa."))
+                s += 4;
+        for (; *s && !strchr(" \t\r\n", *s); s++) {
+                if (n >= 32 || !strchr("0123456789abcdefABCDEF", *s))
+                        return 0; /* not an NAA id: ignore */
+                buf[n++] = (char) (*s >= 'A' && *s <= 'F' ? *s - 'A' + 'a' : *s);
+        }
+        if (n != 16 && n != 32)
+                return 0;
+        buf[n] = 0;
+        return set_str(field, buf);
+}
+
+bool controller_volume_matches_wwid(const ControllerVolume *v, const char *wwid) {
+        _cleanup_free_ char *id = NULL;
+
+        if (!v || !v->naa_id || !wwid)
+                return false;
+        if (set_naa(&id, wwid) < 0 || !id)
+                return false;
+        return strcmp(id, v->naa_id) == 0;
 }
 
 /* ---- state words ---- */
@@ -592,6 +626,9 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
                                 if (v && (r = set_str(&v->os_device,
                                                       json_get_str(val2, "OS Drive Name"))) < 0)
                                         return r;
+                                if (v && (r = set_naa(&v->naa_id,
+                                                      json_get_str(val2, "SCSI NAA Id"))) < 0)
+                                        return r;
                         }
                 }
         }
@@ -860,6 +897,8 @@ int ssacli_parse_config(const char *text, size_t size, ControllerVolumeList *ret
                         r = ssacli_set_state(cur, value);
                 else if (strcasecmp(key, "Disk Name") == 0)
                         r = set_str(&cur->os_device, value);
+                else if (strcasecmp(key, "Unique Identifier") == 0)
+                        r = set_naa(&cur->naa_id, value);
                 else if (strcasecmp(key, "Logical Drive Label") == 0)
                         r = set_str(&cur->name, value);
                 else

@@ -14,6 +14,7 @@
  * timeout per command: call it from a worker, never from the main loop. */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,11 @@ typedef struct ControllerVolume {
         double progress;     /* 0..1 of `operation`, or CONTROLLER_PROGRESS_UNKNOWN */
         usec_t eta_usec;     /* time left as the CLI estimates it, or USEC_INFINITY */
         char *rebuild_drive; /* storcli: first member in state Rbld ("/c0/e252/s4"), else NULL */
+        /* The volume's SCSI NAA identifier as the CLI prints it (storcli "SCSI NAA Id", ssacli
+         * "Unique Identifier"), lower-case hex without prefix, or NULL. It equals the block
+         * device's WWN (sysfs device/wwid "naa.<id>", udev ID_WWN_WITH_EXTENSION "0x<id>"), which
+         * matches a CLI volume to its disk when the CLI names no OS device. */
+        char *naa_id;
 } ControllerVolume;
 
 typedef struct ControllerVolumeList {
@@ -87,6 +93,10 @@ int arcconf_parse_ld(const char *text, size_t size, const char *controller,
  * to matching volumes of `l`; a Rebuild task makes the volume REBUILDING. Returns the number of
  * volumes updated (>= 0) or -EBADMSG (l untouched). */
 int arcconf_apply_status(ControllerVolumeList *l, const char *text, size_t size);
+
+/* Does `wwid` (sysfs "naa.600508b1...", udev "0x600508b1...", or bare hex; case-insensitive,
+ * trailing whitespace ignored) name the same device as v->naa_id? False if either is missing. */
+bool controller_volume_matches_wwid(const ControllerVolume *v, const char *wwid);
 
 /* Map a CLI state word to the enum (exposed for tests and for the CLI-less case). */
 ControllerVolumeState storcli_vd_state_from_string(const char *s);

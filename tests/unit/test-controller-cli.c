@@ -156,6 +156,16 @@ static void test_storcli(void) {
                 is_int(v->state, CONTROLLER_VOLUME_OPTIMAL, "Optl -> optimal");
                 is_str(v->state_raw, "Optl", "raw state kept");
                 is_str(v->os_device, "/dev/sda", "OS Drive Name from VD239 Properties");
+                is_str(v->naa_id, "600062b2073a48402a7be3283fc1215e", "SCSI NAA Id");
+                ok(controller_volume_matches_wwid(v, "naa.600062b2073a48402a7be3283fc1215e\n"),
+                   "matches sysfs wwid");
+                ok(controller_volume_matches_wwid(v, "0x600062B2073A48402A7BE3283FC1215E"),
+                   "matches udev ID_WWN_WITH_EXTENSION, any case");
+                ok(!controller_volume_matches_wwid(v, "naa.600062b2073a48402a7be3283fc1215f"),
+                   "another id does not match");
+                ok(!controller_volume_matches_wwid(v, "t10.ATA     QEMU HARDDISK"),
+                   "a non-NAA wwid does not match");
+                ok(!controller_volume_matches_wwid(v, NULL), "NULL wwid does not match");
                 /* "744.687 GiB" against the independent "Number of Blocks" 1561722880 x 512 */
                 is_double((double) v->size_bytes, 1561722880.0 * 512.0, 0.001 * GIB,
                           "size matches the block count");
@@ -367,6 +377,9 @@ static void test_ssacli(void) {
                 is_int(v->state, CONTROLLER_VOLUME_OPTIMAL, "Status: OK");
                 is_str(v->os_device, "/dev/sda", "Disk Name");
                 is_str(v->name, "A9255E2C50123456789ABCDE7239", "Logical Drive Label");
+                is_str(v->naa_id, "600508b1001c158b69c0104da29e6ff7", "Unique Identifier");
+                ok(controller_volume_matches_wwid(v, "naa.600508b1001c158b69c0104da29e6ff7"),
+                   "ssacli volume matches its wwid");
                 is_double((double) v->size_bytes, 5.2 * TIB, 1.0,
                           "5.2 TB (not the member's 1.9 TB)");
         }
