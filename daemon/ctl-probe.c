@@ -71,7 +71,9 @@ static void help(FILE *f) {
                 "                            latency, then a deeper one; one value: one run)\n"
                 "  --rand-seconds=TIME       duration of each random run (default 2s; 0 skips)\n"
                 "  --rand-count=N            reads per random run instead of a duration\n"
-                "  --timeout=TIME            give up on a target after this long (default 30s)\n"
+                "  --timeout=TIME            give up on a target after this long; it then counts "
+                "as\n"
+                "                            stalled (default 30s + twice --rand-seconds)\n"
                 "  --seed=N                  seed for offsets (default: random)\n"
                 "  --json                    one JSON object per target and line\n"
                 "  --no-progress             no progress line (shown only when stderr is a tty)\n"
@@ -187,7 +189,7 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                 {},
         };
         ProbeParams *p = &cli->params;
-        bool seed_set = false, rand_off = false;
+        bool seed_set = false, rand_off = false, timeout_set = false;
         int c, r;
 
         optind = 0;
@@ -258,6 +260,7 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                                 return r;
                         if (p->timeout_usec == 0)
                                 return usage_error("--timeout", optarg, "must be positive");
+                        timeout_set = true;
                         break;
                 case ARG_SEED:
                         if (safe_atou64(optarg, &p->seed) < 0)
@@ -281,6 +284,12 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                         return -EINVAL;
                 }
         }
+        if (!timeout_set && p->rand_count == 0 &&
+            p->rand_duration_usec <= PROBE_DURATION_MAX_USEC / 4)
+                /* The default leaves 30 s for the sequential part and slack beyond both random
+                 * runs, so asking for long random runs does not end them as "stalled". */
+                p->timeout_usec = MIN(PROBE_PARAMS_DEFAULT.timeout_usec + 2 * p->rand_duration_usec,
+                                      PROBE_DURATION_MAX_USEC);
         if (rand_off && p->rand_count == 0) {
                 p->rand_queue_depth = 0;
                 p->rand_deep_queue_depth = 0;

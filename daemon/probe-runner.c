@@ -8,8 +8,9 @@
  * the deadline, is SIGKILLed; it may not die until its I/O returns (exit_aio() waits), so it is
  * reaped with WNOHANG only, and remembered in a small table for probe_runner_reap_stale().
  * After a normal result the parent waits (bounded) for the pipe's EOF, i.e. the child's exit,
- * so a one-shot CLI does not leave children behind. The child uses fork() without exec: callers
- * must be single-threaded at the time (the daemon and the CLI are). */
+ * so a one-shot CLI does not leave children behind. The child uses fork() without exec and then
+ * only malloc (glibc keeps it usable after fork() even in a threaded parent), libaio and write():
+ * no stdio, no locks of the parent's other threads. */
 
 #include <fcntl.h>
 #include <poll.h>
@@ -154,6 +155,11 @@ _noreturn_ static void child_main(int fd, const char *path, const ProbeParams *p
         MsgResult *mr;
         int r;
 
+        sigset_t none;
+
+        /* The daemon blocks signals it reads through sd-event; the mask survives fork(). */
+        (void) sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         (void) signal(SIGPIPE, SIG_DFL);
 
