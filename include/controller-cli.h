@@ -9,9 +9,12 @@
  *   ssacli           `ctrl all show config detail` (also the short `show config` /
  *                    `logicaldrive all show` lines, and hpssacli/hpacucli output)
  *   arcconf          `GETCONFIG 1 LD` (or `AL`) and `GETSTATUS 1`
- * The runner controller_cli_query() finds the CLI on a PATH it is given, runs it (fork/exec, argv,
- * no shell, stdout captured, hard timeout, output cap) and parses. It blocks its caller up to the
- * timeout per command: call it from a worker, never from the main loop. */
+ * (parsers in daemon/controller-cli.c). The runner controller_cli_query() (daemon/
+ * controller-cli-run.c) finds the CLI on a PATH it is given, runs it (fork/exec, argv, no shell,
+ * stdout captured, hard timeout that kills the CLI's process group, output cap) and parses. It
+ * blocks its caller up to the timeout per command (storcli: one more command per rebuilding VD):
+ * call it from a worker or a one-shot CLI, never from the daemon's main loop. Note that storcli
+ * and arcconf write log files into their working directory. */
 
 #include <errno.h>
 #include <stdbool.h>

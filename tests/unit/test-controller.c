@@ -234,6 +234,13 @@ static void test_device_role(void) {
         is_int(controller_device_role(aac, &(ControllerDeviceInfo){ .channel = 1 }),
                CONTROLLER_DEVICE_PHYSICAL, "aacraid channel 1 is a native disk");
 
+        /* scsi_debug (VM stand-in): every disk is a volume once the test entry is allowed */
+        is_int(controller_device_role(controller_lookup("scsi_debug", CONTROLLER_ALLOW_TEST),
+                                      &(ControllerDeviceInfo){ .channel = 0,
+                                                               .vendor = "Linux   ",
+                                                               .model = "scsi_debug      " }),
+               CONTROLLER_DEVICE_VOLUME, "scsi_debug disk is a volume");
+
         /* 3ware: every unit */
         is_int(controller_device_role(tw, &empty), CONTROLLER_DEVICE_VOLUME,
                "3w-9xxx: every disk is a unit");
