@@ -210,8 +210,9 @@ int mdstat_parse_progress(const char *line, MdstatProgress *ret) {
 
         /* key=value tokens; unknown ones are skipped. */
         for (;;) {
-                p = skip_space(p);
-                if (!*p || *p == '\n')
+                while (isspace((unsigned char) *p)) /* any whitespace, or a stray \r stalls */
+                        p++;
+                if (!*p)
                         break;
                 if (skip_prefix(&p, "finish=")) {
                         uint64_t m, t = 0;
@@ -486,6 +487,10 @@ static int parse_bitmap(const char *line, MdstatArray *a) {
 static int parse_personalities(const char *line, Mdstat *m) {
         const char *p = line + strlen("Personalities :"), *tok;
         size_t len, n = 0;
+
+        /* A repeated "Personalities" line appends (the kernel prints one). */
+        while (m->personalities && m->personalities[n])
+                n++;
 
         while (next_tok(&p, &tok, &len)) {
                 char **np;

@@ -64,6 +64,9 @@ static void test_progress_lines(void) {
                   MD_UNSET, MD_UNSET, MD_UNSET, MD_UNSET },
                 { "\tresync=REMOTE", 0, MDSTAT_PROGRESS_OTHER, MD_SYNC_ACTION_RESYNC, 0, MD_UNSET,
                   MD_UNSET, MD_UNSET, MD_UNSET },
+                /* found by libFuzzer: a \r between tokens used to loop forever */
+                { "  recovery = 1.0% (1/2) \r finish=1.0min\v\fspeed=5K/sec\r\n", 0,
+                  MDSTAT_PROGRESS_RUNNING, MD_SYNC_ACTION_RECOVER, 10, 1, 2, 60, 5 },
                 /* not progress lines */
                 { "", -EINVAL },
                 { "      ", -EINVAL },
@@ -667,6 +670,16 @@ static void test_garbage(void) {
                        "huge desc_nr");
                 is_int(m && m->n_arrays == 1 ? m->arrays[0].n_members : 99, 0,
                        "member with huge desc_nr skipped");
+        }
+        {
+                /* found by libFuzzer: a second Personalities line leaked the first one's words */
+                _cleanup_(mdstat_freep) Mdstat *m = NULL;
+                is_int(mdstat_parse("Personalities : [raid1]\nPersonalities : [raid5] [raid6]\n",
+                                    &m),
+                       0, "two Personalities lines");
+                ok(m && m->personalities[0] && m->personalities[1] && m->personalities[2] &&
+                           !m->personalities[3] && strcmp(m->personalities[2], "raid6") == 0,
+                   "personalities of both lines kept");
         }
         {
                 Mdstat *m = (Mdstat *) 0x1;
