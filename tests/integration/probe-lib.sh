@@ -54,6 +54,7 @@ require_root_and_loop() {
         [ -e /dev/loop-control ] || modprobe loop 2>/dev/null
         [ -e /dev/loop-control ] || skip_all "no loop device support (/dev/loop-control)"
         command -v python3 >/dev/null || skip_all "python3 needed to read JSON"
+        [ "$(stat -f -c %T /var/tmp)" != tmpfs ] || skip_all "/var/tmp is tmpfs: no O_DIRECT files for the scratch directory"
 }
 
 make_scratch() {

@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "probe-engine.h"
@@ -153,14 +155,24 @@ static void test_in_process_aio(const char *path) {
            "in-process: CPU time measured");
 }
 
+/* tap_skip_all() prints the skip plan; exit 0, since meson's TAP protocol counts 77 as an error. */
+static int skip_all(const char *reason) {
+        (void) tap_skip_all(reason);
+        return 0;
+}
+
 int main(void) {
         char dir[] = "/var/tmp/test-probe-runner-XXXXXX", path[128], cmd[160];
+        struct statfs sfs;
 
         for (ProbeRunnerStatus s = 0; s < _PROBE_RUNNER_STATUS_MAX; s++)
                 is_int(probe_runner_status_from_string(probe_runner_status_to_string(s)), s,
                        "status %d round trip", s);
+        if (statfs("/var/tmp", &sfs) == 0 &&
+            (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
+                return skip_all("/var/tmp is memory-backed: no O_DIRECT file to test with");
         if (!mkdtemp(dir))
-                return tap_skip_all("cannot create a directory under /var/tmp");
+                return skip_all("cannot create a directory under /var/tmp");
         (void) snprintf(path, sizeof(path), "%s/data", dir);
         is_int(write_random_file(path, 8 << 20), 0, "8 MiB of random data");
 

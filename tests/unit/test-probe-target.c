@@ -62,6 +62,12 @@ static void test_unreadable(const char *path) {
         ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "unreadable: -EACCES as uid 65534");
 }
 
+/* tap_skip_all() prints the skip plan; exit 0, since meson's TAP protocol counts 77 as an error. */
+static int skip_all(const char *reason) {
+        (void) tap_skip_all(reason);
+        return 0;
+}
+
 int main(void) {
         char dir[] = "/var/tmp/test-probe-target-XXXXXX";
         char p[256];
@@ -80,6 +86,9 @@ int main(void) {
         is_int(probe_target_check_mode(S_IFIFO), -ESPIPE, "mode: fifo");
         is_int(probe_target_check_mode(S_IFSOCK), -ENXIO, "mode: socket");
 
+        if (statfs("/var/tmp", &sfs) == 0 &&
+            (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
+                return skip_all("/var/tmp is memory-backed: no O_DIRECT file to test with");
         ok(mkdtemp(dir) != NULL, "mkdtemp %s", dir);
         (void) chmod(dir, 0755);
 
