@@ -152,6 +152,11 @@ static bool name_is_valid(const char *name) {
         return name && *name && name[0] != '.' && !strchr(name, '/') && strlen(name) < NAME_MAX;
 }
 
+static char *mfree(char *p) {
+        free(p);
+        return NULL;
+}
+
 static int strdup_to(char **dst, const char *s) {
         char *t = NULL;
 
@@ -410,6 +415,8 @@ static int read_dm(Inventory *inv, Volume *v, int dev_fd, char *const *props) {
         (void) sysfs_read_string(dev_fd, "dm/uuid", &v->dm_uuid);
         if (!v->dm_name && (s = udev_get(props, "DM_NAME")) && strdup_to(&v->dm_name, s) < 0)
                 return -ENOMEM;
+        if (v->dm_uuid && !*v->dm_uuid) /* no uuid: the kernel prints an empty line */
+                v->dm_uuid = mfree(v->dm_uuid);
         if (!v->dm_uuid && (s = udev_get(props, "DM_UUID")) && strdup_to(&v->dm_uuid, s) < 0)
                 return -ENOMEM;
         if (sysfs_read_string(dev_fd, "dm/suspended", &suspended) >= 0)
@@ -448,7 +455,8 @@ static int read_dm(Inventory *inv, Volume *v, int dev_fd, char *const *props) {
         if (!v->dm_name)
                 return 0;
         if (dm_query_first_line(inv, v->dm_name, DM_QUERY_TABLE, &table, &tl) >= 0 &&
-            strdup_to(&v->dm_target, tl.target_type_name) < 0)
+            (strdup_to(&v->dm_target, tl.target_type_name) < 0 ||
+             strdup_to(&v->dm_table_params, tl.params) < 0))
                 return -ENOMEM;
         r = dm_query_first_line(inv, v->dm_name, DM_QUERY_STATUS, &status, &sl);
         if (r >= 0 && !v->dm_target && strdup_to(&v->dm_target, sl.target_type_name) < 0)
@@ -753,6 +761,54 @@ static void resolve_folding(Inventory *inv, Volume *v) {
         }
 }
 
+static Volume *find_by_devnum_text(const Inventory *inv, const char *tok, size_t n) {
+        char buf[32];
+        unsigned maj, min;
+        int end = 0;
+
+        if (n == 0 || n >= sizeof(buf))
+                return NULL;
+        memcpy(buf, tok, n);
+        buf[n] = 0;
+        if (sscanf(buf, "%u:%u%n", &maj, &min, &end) != 2 || (size_t) end != n)
+                return NULL;
+        for (size_t i = 0; i < inv->n_volumes; i++)
+                if (inv->volumes[i]->major == maj && inv->volumes[i]->minor == min)
+                        return inv->volumes[i];
+        return NULL;
+}
+
+/* Table of a dm "raid" target: "<raid_type> <#params> <params>... <#devs> <meta> <data>...".
+ * Returns the volume holding leg `leg`'s data device (looked through hidden sub-LVs), or NULL
+ * ("-" or unknown). Never fails on malformed text. */
+static const char *dm_raid_leg_from_table(const Inventory *inv, const char *params, unsigned leg) {
+        const char *p = params, *tok[2 * 256 + 64];
+        size_t len[ELEMENTSOF(tok)], n = 0;
+        unsigned nparams, ndevs;
+        Volume *d;
+
+        while (p && *p && n < ELEMENTSOF(tok)) {
+                p += strspn(p, " \t");
+                if (!*p)
+                        break;
+                tok[n] = p;
+                len[n] = strcspn(p, " \t");
+                p += len[n++];
+        }
+        if (n < 2 || sscanf(tok[1], "%u", &nparams) != 1 || nparams > n || 2 + nparams >= n)
+                return NULL;
+        if (sscanf(tok[2 + nparams], "%u", &ndevs) != 1 || leg >= ndevs ||
+            3 + nparams + 2 * (size_t) leg + 1 >= n)
+                return NULL;
+        d = find_by_devnum_text(inv, tok[3 + nparams + 2 * leg + 1],
+                                len[3 + nparams + 2 * leg + 1]);
+        if (!d)
+                return NULL;
+        if (d->hidden && d->raw_slaves && d->raw_slaves[0])
+                return d->raw_slaves[0];
+        return d->name;
+}
+
 /* dm-raid legs: leg i is the sub-LV "<lv>_rimage_<i>"; its member is the device below it. */
 static int link_dm_raid_legs(Inventory *inv, Volume *v) {
         const DmRaidStatus *st = v->dm_raid;
@@ -805,6 +861,8 @@ static int link_dm_raid_legs(Inventory *inv, Volume *v) {
                                 break;
                         }
                 }
+                if (!name && v->dm_table_params)
+                        name = dm_raid_leg_from_table(inv, v->dm_table_params, leg);
                 if (name) {
                         m->name = strdup(name);
                         if (!m->name)
@@ -839,7 +897,7 @@ static int inventory_link(Inventory *inv) {
                         if (r < 0)
                                 return -ENOMEM;
                 }
-                if (v->dm_raid && v->kind == VOLUME_LVM) {
+                if (v->dm_raid) {
                         r = link_dm_raid_legs(inv, v);
                         if (r < 0)
                                 return r;

@@ -105,6 +105,7 @@ Volume *volume_free(Volume *v) {
         free(v->vg_name);
         free(v->lv_name);
         free(v->dm_target);
+        free(v->dm_table_params);
         free(v->dm_raid);
         free(v->vendor);
         free(v->model);

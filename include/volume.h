@@ -116,6 +116,7 @@ typedef struct Volume {
         char *dm_name, *dm_uuid;
         char *vg_name, *lv_name; /* LVM: udev DM_VG_NAME/DM_LV_NAME, else split from dm_name */
         char *dm_target;         /* first table target type: "linear", "striped", "raid", ... */
+        char *dm_table_params;   /* the first table line's parameters (after the target type) */
         bool dm_suspended;
         DmRaidStatus *dm_raid; /* dm "raid" target status, parsed; owned */
 

@@ -305,6 +305,17 @@ static void test_lvm(void) {
         ok(lv && !volume_is_array(lv), "striped is no redundant array");
         inv = inventory_free(inv);
 
+        inv = scan("dm-raid1-plain");
+        lv = inventory_get(inv, "dm-0");
+        is_int(lv ? lv->kind : -1, VOLUME_DM, "plain dm-raid is kind dm");
+        ok(lv && !lv->dm_uuid, "empty dm uuid is no uuid");
+        is_int(lv ? lv->health : -1, VOLUME_HEALTH_DEGRADED, "one dead leg of two: degraded");
+        is_str(lv && lv->n_array_members == 2 ? lv->array_members[1].name : NULL, "vdb",
+               "leg 1 named from the table's data device 254:16");
+        is_str(lv && lv->n_array_members == 2 ? lv->array_members[1].state : NULL, "faulty",
+               "leg 1 dead");
+        inv = inventory_free(inv);
+
         inv = scan("lvm-on-md");
         lv = inventory_get(inv, "dm-0");
         ok(lv && strv_contains(lv->members, "md0"), "LV sits on md0");
