@@ -456,6 +456,7 @@ static int md_member_load(int md_dir_fd, const char *dev_dir, MdMember *ret) {
         MdMember m = {
                 .slot = MD_SLOT_UNKNOWN,
                 .errors = MD_UNSET,
+                .recovery_start_sectors = MD_UNSET,
         };
         int r;
 
@@ -477,6 +478,9 @@ static int md_member_load(int md_dir_fd, const char *dev_dir, MdMember *ret) {
                 if (slot && md_parse_slot(slot, &m.slot) < 0)
                         m.slot = MD_SLOT_UNKNOWN;
                 r = load_u64(fd, "errors", &m.errors);
+                if (r < 0)
+                        return r;
+                r = load_u64(fd, "recovery_start", &m.recovery_start_sectors);
                 if (r < 0)
                         return r;
         }
@@ -547,6 +551,7 @@ static MdArray *new0_md_array(void) {
                 .chunk_size_old_bytes = MD_UNSET,
                 .component_size_kib = MD_UNSET,
                 .reshape_position_sectors = MD_UNSET,
+                .resync_start_sectors = MD_UNSET,
         };
         return a;
 }
@@ -629,6 +634,9 @@ int md_array_load(int md_dir_fd, MdArray **ret) {
         if (r < 0)
                 return r;
         r = load_u64(md_dir_fd, "reshape_position", &a->reshape_position_sectors);
+        if (r < 0)
+                return r;
+        r = load_u64(md_dir_fd, "resync_start", &a->resync_start_sectors);
         if (r < 0)
                 return r;
         r = read_attr(md_dir_fd, "uuid", &a->uuid);

@@ -125,6 +125,8 @@ typedef struct MdMember {
         char *state_raw; /* text as read (trailing newline stripped), NULL if unreadable */
         int slot;        /* >= 0, MD_SLOT_NONE or MD_SLOT_UNKNOWN */
         uint64_t errors; /* corrected read errors; MD_UNSET if not read */
+        uint64_t recovery_start_sectors; /* sectors known good while recovering; MD_UNSET for
+                                          * "none" (in sync) or not read */
 } MdMember;
 
 typedef struct MdArray {
@@ -146,6 +148,7 @@ typedef struct MdArray {
         uint64_t chunk_size_old_bytes;     /* == chunk_size_bytes outside a reshape */
         uint64_t component_size_kib;       /* per-member size used; md.c prints dev_sectors/2 */
         uint64_t reshape_position_sectors; /* MD_UNSET for "none" */
+        uint64_t resync_start_sectors;     /* MD_UNSET for "none" (clean) */
         char *uuid;                        /* "dfa195bb-fada-b83b-..." as printed, or NULL */
         char *metadata_version;            /* "1.2", "0.90", "external:/md127/0", "none", NULL */
         MdMember *members;                 /* sorted by name */

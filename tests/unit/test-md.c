@@ -536,6 +536,10 @@ static void test_load_fixtures(void) {
                 is_u64(a->chunk_size_bytes, MD_UNSET, "%s: chunk_size absent", d);
                 is_u64(a->component_size_kib, MD_UNSET, "%s: component_size absent", d);
                 is_u64(a->reshape_position_sectors, MD_UNSET, "%s: reshape_position absent", d);
+                /* captured: 32768 during the initial resync, "none" otherwise */
+                is_u64(a->resync_start_sectors,
+                       strncmp(d, "raid1-resync", 12) == 0 ? 32768 : MD_UNSET, "%s: resync_start",
+                       d);
                 ok(!a->uuid && !a->metadata_version, "%s: uuid/metadata absent", d);
 
                 while (n < ELEMENTSOF(fixtures[i].m) && fixtures[i].m[n].name)
@@ -547,6 +551,8 @@ static void test_load_fixtures(void) {
                         is_int(a->members[j].state, e->state, "%s: %s state", d, e->name);
                         is_int(a->members[j].slot, e->slot, "%s: %s slot", d, e->name);
                         is_u64(a->members[j].errors, 0, "%s: %s errors", d, e->name);
+                        is_u64(a->members[j].recovery_start_sectors, MD_UNSET,
+                               "%s: %s recovery_start absent", d, e->name);
                         ok(md_array_find_member(a, e->name) == &a->members[j], "%s: find %s", d,
                            e->name);
                 }
@@ -607,6 +613,8 @@ static void test_load_reshape_and_oddities(void) {
         put(fd, "dev-sdb/state", "in_sync,write_mostly\n");
         put(fd, "dev-sdb/slot", "2\n");
         put(fd, "dev-sdb/errors", "7\n");
+        put(fd, "dev-sdb/recovery_start", "4096\n");
+        put(fd, "resync_start", "none\n");
         (void) mkdirat(fd, "dev-sda", 0755);
         put(fd, "dev-sda/state", "in_sync\n");
         put(fd, "dev-sda/slot", "0\n");
@@ -639,6 +647,8 @@ static void test_load_reshape_and_oddities(void) {
                 is_int(a->members[1].state, FLAG(IN_SYNC) | FLAG(WRITE_MOSTLY), "sdb state");
                 is_int(a->members[1].slot, 2, "sdb slot");
                 is_u64(a->members[1].errors, 7, "sdb errors");
+                is_u64(a->members[1].recovery_start_sectors, 4096, "sdb recovery_start");
+                is_u64(a->resync_start_sectors, MD_UNSET, "resync_start none");
                 is_str(a->members[1].state_raw, "in_sync,write_mostly", "sdb raw state");
                 is_str(a->members[2].name, "sdc", "sdc kept");
                 is_int(a->members[2].state, 0, "sdc state unknown -> 0");
