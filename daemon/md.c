@@ -165,10 +165,40 @@ static int parse_word(const char *s, const char *const *table, size_t n, int unk
         return r;
 }
 
+/* md.c level_show() prints the personality name, or while an array is being assembled the level
+ * as a number (md.h: LEVEL_LINEAR -1, LEVEL_MULTIPATH -4, LEVEL_FAULTY -5). */
+static MdLevel md_level_from_number(int n) {
+        switch (n) {
+        case -1:
+                return MD_LEVEL_LINEAR;
+        case 0:
+                return MD_LEVEL_RAID0;
+        case 1:
+                return MD_LEVEL_RAID1;
+        case 4:
+                return MD_LEVEL_RAID4;
+        case 5:
+                return MD_LEVEL_RAID5;
+        case 6:
+                return MD_LEVEL_RAID6;
+        case 10:
+                return MD_LEVEL_RAID10;
+        case -4:
+                return MD_LEVEL_MULTIPATH;
+        case -5:
+                return MD_LEVEL_FAULTY;
+        }
+        return MD_LEVEL_UNKNOWN;
+}
+
 int md_parse_level(const char *s, MdLevel *ret) {
-        int r = parse_word(s, md_level_table, _MD_LEVEL_MAX, MD_LEVEL_UNKNOWN);
+        int n, r;
+
+        r = parse_word(s, md_level_table, _MD_LEVEL_MAX, MD_LEVEL_UNKNOWN);
         if (r < 0)
                 return r;
+        if (r == MD_LEVEL_UNKNOWN && safe_atoi(s, &n) == 0)
+                r = md_level_from_number(n);
         *ret = (MdLevel) r;
         return 0;
 }

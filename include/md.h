@@ -174,7 +174,9 @@ MdMemberState md_member_state_from_string(const char *s) _pure_; /* "writemostly
  * whitespace are accepted). Return 0 on success, -EINVAL for empty or malformed text, -ERANGE for a
  * number that does not fit; outputs are written only on success.
  * The word parsers (level, array_state, sync_action) map an unknown but well-formed word
- * (non-empty, no spaces or control characters) to the _UNKNOWN value and return 0. */
+ * (non-empty, no spaces or control characters) to the _UNKNOWN value and return 0. A numeric level
+ * (printed while an array is assembled: "-1", "0", "1", "4", "5", "6", "10", "-4", "-5") maps to
+ * its level. */
 int md_parse_level(const char *s, MdLevel *ret);
 int md_parse_array_state(const char *s, MdArrayState *ret);
 int md_parse_sync_action(const char *s, MdSyncAction *ret);

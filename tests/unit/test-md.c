@@ -86,6 +86,14 @@ static void test_words(void) {
                 { "frozen\n", 0, MD_LEVEL_UNKNOWN, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_FROZEN },
                 { "recover", 0, MD_LEVEL_UNKNOWN, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_RECOVER },
                 { "idle", 0, MD_LEVEL_UNKNOWN, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_IDLE },
+                /* md.c level_show() prints the number while assembling */
+                { "5\n", 0, MD_LEVEL_RAID5, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_UNKNOWN },
+                { "-1", 0, MD_LEVEL_LINEAR, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_UNKNOWN },
+                { "-4", 0, MD_LEVEL_MULTIPATH, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_UNKNOWN },
+                { "10", 0, MD_LEVEL_RAID10, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_UNKNOWN },
+                { "7", 0, MD_LEVEL_UNKNOWN, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_UNKNOWN },
+                { "99999999999999999999", 0, MD_LEVEL_UNKNOWN, MD_ARRAY_STATE_UNKNOWN,
+                  MD_SYNC_ACTION_UNKNOWN },
                 /* future words are valid */
                 { "raid7", 0, MD_LEVEL_UNKNOWN, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_UNKNOWN },
                 { "unknown", 0, MD_LEVEL_UNKNOWN, MD_ARRAY_STATE_UNKNOWN, MD_SYNC_ACTION_UNKNOWN },
