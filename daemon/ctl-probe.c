@@ -75,6 +75,7 @@ static void help(FILE *f) {
                 "as\n"
                 "                            stalled (default 30s + twice --rand-seconds)\n"
                 "  --seed=N                  seed for offsets (default: random)\n"
+                "  --idle                    probe at nice 19 and I/O priority class idle\n"
                 "  --json                    one JSON object per target and line\n"
                 "  --no-progress             no progress line (shown only when stderr is a tty)\n"
                 "  -h --help                 show this help\n\n"
@@ -172,6 +173,7 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                 ARG_SEED,
                 ARG_JSON,
                 ARG_NO_PROGRESS,
+                ARG_IDLE,
         };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -186,6 +188,7 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                 { "seed", required_argument, NULL, ARG_SEED },
                 { "json", no_argument, NULL, ARG_JSON },
                 { "no-progress", no_argument, NULL, ARG_NO_PROGRESS },
+                { "idle", no_argument, NULL, ARG_IDLE },
                 {},
         };
         ProbeParams *p = &cli->params;
@@ -272,6 +275,9 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                         break;
                 case ARG_NO_PROGRESS:
                         cli->progress = false;
+                        break;
+                case ARG_IDLE:
+                        p->idle_priority = true;
                         break;
                 case ':':
                         fprintf(stderr, "storpulsectl probe: option '%s' needs a value\n",

@@ -17,7 +17,10 @@
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
+#include <linux/ioprio.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 
@@ -163,6 +166,12 @@ _noreturn_ static void child_main(int fd, const char *path, const ProbeParams *p
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         (void) signal(SIGPIPE, SIG_DFL);
 
+        if (p->idle_priority) {
+                /* Best effort: a daemon's background probe should yield to real work. */
+                (void) setpriority(PRIO_PROCESS, 0, 19);
+                (void) syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0,
+                               IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0));
+        }
         r = probe_target_open(path, sysfs_dirfd, &t);
         if (r < 0) {
                 mt.error = r;

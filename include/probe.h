@@ -87,6 +87,7 @@ typedef struct ProbeParams {
         usec_t timeout_usec;            /* the whole probe */
         uint64_t seed;                  /* offsets are a pure function of the seed */
         unsigned max_errors;            /* per phase; 0 means PROBE_MAX_ERRORS_DEFAULT */
+        bool idle_priority; /* probe-runner: child at nice 19, I/O class idle (BFQ honours it) */
 } ProbeParams;
 
 /* Short defaults: 64 MiB sequential at 1 MiB QD4, 2 s random 4 KiB at QD1 and QD32, 30 s. */
