@@ -88,36 +88,13 @@ static void tracked_drop(Ctx *c, const char *name) {
                 }
 }
 
-static RebuildOperation operation_from_md(MdSyncAction a) {
-        switch (a) {
-        case MD_SYNC_ACTION_RESYNC:
-                return REBUILD_OP_RESYNC;
-        case MD_SYNC_ACTION_RECOVER:
-                return REBUILD_OP_RECOVERY;
-        case MD_SYNC_ACTION_CHECK:
-                return REBUILD_OP_CHECK;
-        case MD_SYNC_ACTION_REPAIR:
-                return REBUILD_OP_REPAIR;
-        case MD_SYNC_ACTION_RESHAPE:
-                return REBUILD_OP_RESHAPE;
-        case MD_SYNC_ACTION_FROZEN:
-                return REBUILD_OP_FROZEN;
-        case MD_SYNC_ACTION_IDLE:
-        case MD_SYNC_ACTION_UNKNOWN: /* a word we cannot track */
-        case _MD_SYNC_ACTION_MAX:
-        case _MD_SYNC_ACTION_INVALID: /* raid0/linear: no sync_action */
-                break;
-        }
-        return REBUILD_OP_IDLE;
-}
-
 /* Build an observation of one array from its md/ directory and /proc/mdstat. */
 static int observe_array(Ctx *c, const char *name, const RebuildTracker *t,
                          RebuildObservation *ret) {
         _cleanup_(md_array_freep) MdArray *a = NULL;
         _cleanup_(mdstat_freep) Mdstat *ms = NULL;
         _cleanup_free_ char *text = NULL;
-        RebuildObservation o;
+        uint64_t sync_min = REBUILD_UNKNOWN;
         int md_fd, r;
 
         md_fd = md_watch_get_md_dir_fd(c->watch, name);
@@ -126,54 +103,13 @@ static int observe_array(Ctx *c, const char *name, const RebuildTracker *t,
         r = md_array_load(md_fd, &a);
         if (r < 0)
                 return r;
-
-        rebuild_observation_init(&o);
-        o.operation = operation_from_md(a->sync_action);
-        if (a->sync_completed.kind == MD_SYNC_COMPLETED_DELAYED)
-                o.delayed = true;
-        if (a->sync_completed.kind == MD_SYNC_COMPLETED_PROGRESS) {
-                o.coarse_done_sectors = a->sync_completed.done_sectors;
-                o.coarse_total_sectors = a->sync_completed.total_sectors;
-        }
-        if (a->sync_speed_kib_per_sec != MD_UNSET && a->sync_speed_kib_per_sec < UINT64_MAX / 1024)
-                o.kernel_speed_bytes_per_sec = a->sync_speed_kib_per_sec * 1024;
-        if (a->degraded != MD_UNSET)
-                o.degraded = a->degraded;
-        if (a->mismatch_cnt != MD_UNSET)
-                o.mismatch_count = a->mismatch_cnt;
-        for (size_t i = 0; i < a->n_members; i++)
-                if (a->members[i].state & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY))
-                        o.member_failed = true;
-
-        /* A resync that ended tells whether it completed: resync_start reads "none" then. */
-        if (o.operation != REBUILD_OP_RESYNC) {
-                RebuildStatus st;
-
-                rebuild_tracker_get_status(t, 0, &st);
-                if (st.operation == REBUILD_OP_RESYNC && st.phase == REBUILD_PHASE_RUNNING) {
-                        _cleanup_free_ char *rs = NULL;
-
-                        if (sysfs_read_string(md_fd, "resync_start", &rs) >= 0)
-                                o.completed = strcmp(rs, "none") == 0;
-                }
-        }
-
+        if (sysfs_read_u64(md_fd, "sync_min", &sync_min) < 0)
+                sync_min = REBUILD_UNKNOWN;
         /* Fine-grained progress, if /proc/mdstat is there and parses. */
-        if (read_full_file_at(c->root_fd, "proc/mdstat", &text, NULL) >= 0 &&
-            mdstat_parse(text, &ms) >= 0) {
-                const MdstatArray *m = mdstat_find(ms, name);
-
-                if (m && m->progress.kind == MDSTAT_PROGRESS_RUNNING &&
-                    m->progress.done_kib != MD_UNSET && m->progress.total_kib != MD_UNSET &&
-                    m->progress.total_kib < UINT64_MAX / 2) {
-                        o.fine_done_sectors = MIN(m->progress.done_kib, UINT64_MAX / 2) * 2;
-                        o.fine_total_sectors = m->progress.total_kib * 2;
-                } else if (m && (m->progress.kind == MDSTAT_PROGRESS_DELAYED ||
-                                 m->progress.kind == MDSTAT_PROGRESS_PENDING))
-                        o.delayed = true;
-        }
-
-        *ret = o;
+        if (read_full_file_at(c->root_fd, "proc/mdstat", &text, NULL) < 0 ||
+            mdstat_parse(text, &ms) < 0)
+                ms = NULL;
+        rebuild_observation_from_md(t, a, ms ? mdstat_find(ms, name) : NULL, sync_min, ret);
         return 0;
 }
 

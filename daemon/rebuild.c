@@ -224,7 +224,9 @@ static double tracker_speed(const RebuildTracker *t) {
                 const RebuildSample *last = ring_get(&t->coarse, t->coarse.n - 1);
                 v = ring_speed(&t->coarse, last->time_usec, last->done_sectors);
         }
-        if (v < 0 && t->kernel_speed_bytes_per_sec != REBUILD_UNKNOWN)
+        /* md's sync_speed reads 0 right after a start: not a measurement */
+        if (v < 0 && t->kernel_speed_bytes_per_sec != REBUILD_UNKNOWN &&
+            t->kernel_speed_bytes_per_sec > 0)
                 v = (double) t->kernel_speed_bytes_per_sec / 512.0;
         return v;
 }
@@ -770,4 +772,96 @@ char *rebuild_event_format(const RebuildEvent *e, char *buf, size_t size) {
                 snprintf(buf + n, size - n, ", %" PRIu64 " mismatch%s", e->mismatch_count,
                          e->mismatch_count == 1 ? "" : "es");
         return buf;
+}
+
+static RebuildOperation operation_from_md(MdSyncAction a) {
+        switch (a) {
+        case MD_SYNC_ACTION_RESYNC:
+                return REBUILD_OP_RESYNC;
+        case MD_SYNC_ACTION_RECOVER:
+                return REBUILD_OP_RECOVERY;
+        case MD_SYNC_ACTION_CHECK:
+                return REBUILD_OP_CHECK;
+        case MD_SYNC_ACTION_REPAIR:
+                return REBUILD_OP_REPAIR;
+        case MD_SYNC_ACTION_RESHAPE:
+                return REBUILD_OP_RESHAPE;
+        case MD_SYNC_ACTION_FROZEN:
+                return REBUILD_OP_FROZEN;
+        case MD_SYNC_ACTION_IDLE:
+        case MD_SYNC_ACTION_UNKNOWN: /* a word we cannot track */
+        case _MD_SYNC_ACTION_MAX:
+        case _MD_SYNC_ACTION_INVALID: /* raid0/linear: no sync_action */
+                break;
+        }
+        return REBUILD_OP_IDLE;
+}
+
+/* -1 unknown, 0 aborted, 1 completed: see rebuild_observation_from_md() in rebuild.h. */
+static int md_end_hint(const RebuildTracker *t, const MdArray *a, uint64_t sync_min_sectors) {
+        switch (t->op) {
+        case REBUILD_OP_RESYNC:
+                return a->resync_start_sectors == MD_UNSET;
+        case REBUILD_OP_CHECK:
+        case REBUILD_OP_REPAIR:
+                if (sync_min_sectors == REBUILD_UNKNOWN)
+                        return -1;
+                if (sync_min_sectors > 0)
+                        return 0;
+                if (t->total_sectors > 0 &&
+                    (unsigned __int128) t->done_sectors * 8 >= (unsigned __int128) t->total_sectors)
+                        return 1;
+                return -1;
+        case REBUILD_OP_RESHAPE:
+                return a->reshape_position_sectors == MD_UNSET;
+        case REBUILD_OP_RECOVERY: /* the tracker watches degraded */
+        case REBUILD_OP_IDLE:
+        case REBUILD_OP_FROZEN:
+        case _REBUILD_OP_MAX:
+        case _REBUILD_OP_INVALID:
+                break;
+        }
+        return -1;
+}
+
+void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
+                                 uint64_t sync_min_sectors, RebuildObservation *ret) {
+        RebuildObservation o;
+
+        rebuild_observation_init(&o);
+        o.operation = operation_from_md(a->sync_action);
+        if (a->sync_completed.kind == MD_SYNC_COMPLETED_DELAYED)
+                o.delayed = true;
+        if (a->sync_completed.kind == MD_SYNC_COMPLETED_PROGRESS) {
+                o.coarse_done_sectors = a->sync_completed.done_sectors;
+                o.coarse_total_sectors = a->sync_completed.total_sectors;
+        }
+        if (m && m->progress.kind == MDSTAT_PROGRESS_RUNNING && m->progress.done_kib != MD_UNSET &&
+            m->progress.total_kib != MD_UNSET && m->progress.total_kib > 0 &&
+            m->progress.total_kib <= UINT64_MAX / 2) {
+                uint64_t done = MIN(m->progress.done_kib, m->progress.total_kib) * 2;
+                uint64_t total = m->progress.total_kib * 2;
+                bool cleanup = done >= total && o.coarse_total_sectors != REBUILD_UNKNOWN &&
+                               o.coarse_done_sectors < o.coarse_total_sectors;
+
+                if (!cleanup) {
+                        o.fine_done_sectors = done;
+                        o.fine_total_sectors = total;
+                }
+        } else if (m && (m->progress.kind == MDSTAT_PROGRESS_DELAYED ||
+                         m->progress.kind == MDSTAT_PROGRESS_PENDING))
+                o.delayed = true;
+        if (a->sync_speed_kib_per_sec != MD_UNSET && a->sync_speed_kib_per_sec > 0 &&
+            a->sync_speed_kib_per_sec < UINT64_MAX / 1024)
+                o.kernel_speed_bytes_per_sec = a->sync_speed_kib_per_sec * 1024;
+        if (a->degraded != MD_UNSET)
+                o.degraded = a->degraded;
+        if (a->mismatch_cnt != MD_UNSET)
+                o.mismatch_count = a->mismatch_cnt;
+        for (size_t i = 0; i < a->n_members; i++)
+                if (a->members[i].state & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY))
+                        o.member_failed = true;
+        if (t && t->phase == REBUILD_PHASE_RUNNING && o.operation != t->op)
+                o.completed = md_end_hint(t, a, sync_min_sectors);
+        *ret = o;
 }

@@ -22,6 +22,8 @@
 #include <stdint.h>
 
 #include "macro.h"
+#include "md.h"
+#include "mdstat.h"
 #include "time-util.h"
 
 /* "Not known" for the uint64_t fields of observations and events. */
@@ -189,6 +191,20 @@ int rebuild_severity_to_priority(RebuildSeverity s) _const_;
 
 /* Fill *o with "nothing known": operation IDLE, numbers REBUILD_UNKNOWN, completed -1. */
 void rebuild_observation_init(RebuildObservation *o);
+
+/* Build the observation of an md array, without I/O: `a` from md_array_load(), `m` the array's
+ * /proc/mdstat entry (NULL if unavailable), sync_min_sectors md/sync_min (REBUILD_UNKNOWN if not
+ * read), `t` the array's tracker (NULL: no history). md specifics handled here (checked on a real
+ * kernel, drivers/md/md.c):
+ *  - while a finished or aborted operation is being cleaned up, /proc/mdstat shows 100%
+ *    (status_resync(): "Still cleaning up") although sync_completed still holds the real
+ *    checkpoint; the fine figure is dropped then;
+ *  - when the tracked operation has just ended it fills `completed`: a resync completed if
+ *    resync_start reads "none"; a check/repair was aborted if sync_min kept a checkpoint (> 0;
+ *    md resets it to 0 only on completion) and completed if sync_min is 0 after progress >= 1/8
+ *    (past md's first checkpoint); a reshape completed if reshape_position reads "none". */
+void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
+                                 uint64_t sync_min_sectors, RebuildObservation *ret);
 
 /* Make *t an empty tracker. */
 void rebuild_tracker_init(RebuildTracker *t);

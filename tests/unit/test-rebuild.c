@@ -507,6 +507,210 @@ static void test_format(void) {
         is_str(rebuild_event_format(&e, tiny, sizeof(tiny)), "recover", "truncates");
 }
 
+/* md mapping: hand-built MdArray/MdstatArray values as md_array_load()/mdstat_parse() give them,
+ * with the figures of the VM runs (64 MiB RAID1: 64512 KiB per member, 129024 sectors). */
+static MdArray md_idle(void) {
+        return (MdArray){
+                .sync_action = MD_SYNC_ACTION_IDLE,
+                .sync_completed = { MD_SYNC_COMPLETED_NONE, 0, 0 },
+                .sync_speed_kib_per_sec = MD_UNSET,
+                .degraded = 0,
+                .mismatch_cnt = 0,
+                .reshape_position_sectors = MD_UNSET,
+                .resync_start_sectors = MD_UNSET,
+        };
+}
+
+static MdArray md_running(MdSyncAction action, uint64_t coarse_done, uint64_t speed_kib) {
+        MdArray a = md_idle();
+
+        a.sync_action = action;
+        a.sync_completed = (MdSyncCompleted){ MD_SYNC_COMPLETED_PROGRESS, coarse_done, 129024 };
+        a.sync_speed_kib_per_sec = speed_kib;
+        return a;
+}
+
+static MdstatArray mdstat_at(uint64_t done_kib) {
+        return (MdstatArray){ .progress = { .kind = MDSTAT_PROGRESS_RUNNING,
+                                            .action = MD_SYNC_ACTION_CHECK,
+                                            .done_kib = done_kib,
+                                            .total_kib = 64512 } };
+}
+
+static void feed_md(RebuildTracker *t, double sec, const MdArray *a, const MdstatArray *m,
+                    uint64_t sync_min, const char *expect, const char *what) {
+        RebuildObservation o;
+        RebuildEvent ev[REBUILD_EVENTS_MAX];
+        char got[1024];
+        int n;
+
+        rebuild_observation_from_md(t, a, m, sync_min, &o);
+        n = rebuild_tracker_feed(t, (usec_t) (sec * USEC_PER_SEC), &o, ev, ELEMENTSOF(ev));
+        if (n < 0) {
+                ok(0, "%s: fed (%d)", what, n);
+                return;
+        }
+        events_to_string(ev, n, got, sizeof(got));
+        is_str(got, expect, "%s", what);
+}
+
+static void test_md_mapping(void) {
+        MdArray a = md_running(MD_SYNC_ACTION_CHECK, 32768, 5376);
+        MdstatArray m = mdstat_at(21504);
+        MdMember members[2] = {
+                { .name = (char *) "vda", .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC) },
+                { .name = (char *) "vdb", .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC) }
+        };
+        RebuildObservation o;
+
+        a.members = members;
+        a.n_members = 2;
+        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        is_int(o.operation, REBUILD_OP_CHECK, "md: check");
+        ok(!o.delayed, "md: not delayed");
+        is_u64(o.coarse_done_sectors, 32768, "md: coarse done");
+        is_u64(o.coarse_total_sectors, 129024, "md: coarse total");
+        is_u64(o.fine_done_sectors, 43008, "md: fine done = KiB * 2");
+        is_u64(o.fine_total_sectors, 129024, "md: fine total = KiB * 2");
+        is_u64(o.kernel_speed_bytes_per_sec, 5376 * 1024, "md: sync_speed KiB/s -> bytes/s");
+        is_u64(o.degraded, 0, "md: degraded");
+        is_u64(o.mismatch_count, 0, "md: mismatches");
+        ok(!o.member_failed, "md: no faulty member");
+        is_int(o.completed, -1, "md: no end hint while nothing ended");
+
+        /* md's cleanup window: mdstat 100% while sync_completed holds the real checkpoint */
+        m = mdstat_at(64512);
+        a.sync_completed.done_sectors = 12288;
+        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        is_u64(o.fine_done_sectors, REBUILD_UNKNOWN, "md: cleanup-window 100%% dropped");
+        is_u64(o.coarse_done_sectors, 12288, "md: checkpoint kept");
+        a.sync_completed.done_sectors = 129024;
+        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        is_u64(o.fine_done_sectors, 129024, "md: 100%% kept when sync_completed agrees");
+
+        a.sync_speed_kib_per_sec = 0;
+        members[1].state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY);
+        rebuild_observation_from_md(NULL, &a, NULL, REBUILD_UNKNOWN, &o);
+        is_u64(o.kernel_speed_bytes_per_sec, REBUILD_UNKNOWN, "md: sync_speed 0 is no figure");
+        ok(o.member_failed, "md: faulty member");
+        is_u64(o.fine_done_sectors, REBUILD_UNKNOWN, "md: no mdstat, no fine progress");
+
+        a.sync_completed = (MdSyncCompleted){ MD_SYNC_COMPLETED_DELAYED, 0, 0 };
+        rebuild_observation_from_md(NULL, &a, NULL, 0, &o);
+        ok(o.delayed, "md: sync_completed delayed");
+        a = md_running(MD_SYNC_ACTION_RESYNC, 0, MD_UNSET);
+        m = (MdstatArray){ .progress = { .kind = MDSTAT_PROGRESS_PENDING } };
+        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        ok(o.delayed, "md: mdstat resync=PENDING");
+        a.sync_action = _MD_SYNC_ACTION_INVALID; /* raid0 */
+        rebuild_observation_from_md(NULL, &a, NULL, 0, &o);
+        is_int(o.operation, REBUILD_OP_IDLE, "md: no sync_action -> idle");
+        a.sync_action = MD_SYNC_ACTION_UNKNOWN;
+        rebuild_observation_from_md(NULL, &a, NULL, 0, &o);
+        is_int(o.operation, REBUILD_OP_IDLE, "md: unknown word -> idle");
+}
+
+/* The sequences seen on the real kernel (tests/vm, Debian 6.1): what went wrong before the md end
+ * hints, now right. */
+static void test_md_sequences(void) {
+        RebuildTracker t;
+        MdArray a, idle = md_idle();
+        MdstatArray m;
+
+        /* A fast check that completes: last look at 95%, then idle right away (no time for the
+         * speed extrapolation); sync_min back to 0 says it completed. */
+        rebuild_tracker_init(&t);
+        feed_md(&t, 0, &idle, NULL, 0, "", "check: idle");
+        a = md_running(MD_SYNC_ACTION_CHECK, 0, 0);
+        m = mdstat_at(0);
+        feed_md(&t, 1, &a, &m, 0, "started:check:info", "check: started");
+        a.sync_completed.done_sectors = 122880;
+        m = mdstat_at(61440);
+        feed_md(&t, 8, &a, &m, 0,
+                "progress:check:info@10 progress:check:info@20 progress:check:info@30 "
+                "progress:check:info@40 progress:check:info@50 progress:check:info@60 "
+                "progress:check:info@70 progress:check:info@80 progress:check:info@90",
+                "check: 95%");
+        idle.mismatch_cnt = 8192;
+        feed_md(&t, 8.05, &idle, NULL, 0, "finished:check:warning=8192",
+                "check: completed (sync_min 0), mismatches -> warning");
+
+        /* The same, aborted with idle at 95%: md keeps the checkpoint in sync_min. */
+        rebuild_tracker_init(&t);
+        idle = md_idle();
+        feed_md(&t, 0, &idle, NULL, 0, "", "abort: idle");
+        a = md_running(MD_SYNC_ACTION_CHECK, 0, 0);
+        m = mdstat_at(0);
+        feed_md(&t, 1, &a, &m, 0, "started:check:info", "abort: started");
+        a.sync_completed.done_sectors = 122880;
+        m = mdstat_at(61440);
+        feed_md(&t, 8, &a, &m, 0,
+                "progress:check:info@10 progress:check:info@20 progress:check:info@30 "
+                "progress:check:info@40 progress:check:info@50 progress:check:info@60 "
+                "progress:check:info@70 progress:check:info@80 progress:check:info@90",
+                "abort: 95%");
+        /* cleanup window: mdstat says 100%, the checkpoint says otherwise */
+        m = mdstat_at(64512);
+        feed_md(&t, 8.01, &a, &m, 122880, "", "abort: cleanup window, no false 100%");
+        feed_md(&t, 8.05, &idle, NULL, 122880, "interrupted:check:info:stopped=0",
+                "abort: sync_min kept the checkpoint -> interrupted");
+
+        /* Recovery whose target member fails: md cleans up (mdstat 100%) with the faulty member
+         * already listed; reported as interrupted at the checkpoint, not at 100%. */
+        rebuild_tracker_init(&t);
+        idle = md_idle();
+        idle.degraded = 1;
+        feed_md(&t, 0, &idle, NULL, 0, "", "recovery: degraded idle");
+        a = md_running(MD_SYNC_ACTION_RECOVER, 0, 0);
+        a.degraded = 1;
+        m = mdstat_at(3072);
+        feed_md(&t, 1, &a, &m, 0, "started:recovery:warning", "recovery: started");
+        {
+                MdMember members[1] = { { .name = (char *) "vdb",
+                                          .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY) } };
+                RebuildObservation o;
+                RebuildEvent ev[REBUILD_EVENTS_MAX];
+                int n;
+
+                a.members = members;
+                a.n_members = 1;
+                a.sync_completed.done_sectors = 8192;
+                m = mdstat_at(64512);
+                rebuild_observation_from_md(&t, &a, &m, 0, &o);
+                n = rebuild_tracker_feed(&t, 6 * USEC_PER_SEC, &o, ev, ELEMENTSOF(ev));
+                is_int(n, 1, "recovery: one event when the member fails");
+                if (n == 1) {
+                        is_str(rebuild_reason_to_string(ev[0].reason), "member-failed",
+                               "recovery: interrupted, member failed");
+                        is_int(ev[0].severity, REBUILD_SEVERITY_ERROR, "recovery: error");
+                        is_double(ev[0].progress, 8192.0 / 129024, 1e-9,
+                                  "recovery: progress at the checkpoint, not 100%%");
+                }
+        }
+
+        /* Resync end: resync_start "none" = completed; a number = aborted (warning). */
+        rebuild_tracker_init(&t);
+        idle = md_idle();
+        feed_md(&t, 0, &idle, NULL, 0, "", "resync: idle");
+        a = md_running(MD_SYNC_ACTION_RESYNC, 0, 0);
+        feed_md(&t, 1, &a, NULL, 0, "started:resync:notice", "resync: started");
+        feed_md(&t, 2, &idle, NULL, 0, "finished:resync:info", "resync: resync_start none");
+        a = md_running(MD_SYNC_ACTION_RESYNC, 0, 0);
+        feed_md(&t, 3, &a, NULL, 0, "started:resync:notice", "resync again");
+        idle.resync_start_sectors = 32768;
+        feed_md(&t, 4, &idle, NULL, 0, "interrupted:resync:warning:stopped",
+                "resync: resync_start kept a checkpoint");
+
+        /* Reshape end: reshape_position "none" = completed. */
+        rebuild_tracker_init(&t);
+        idle = md_idle();
+        feed_md(&t, 0, &idle, NULL, 0, "", "reshape: idle");
+        a = md_running(MD_SYNC_ACTION_RESHAPE, 0, 0);
+        a.reshape_position_sectors = 0;
+        feed_md(&t, 1, &a, NULL, 0, "started:reshape:notice", "reshape: started");
+        feed_md(&t, 2, &idle, NULL, 0, "finished:reshape:notice", "reshape: position none");
+}
+
 int main(void) {
         for (size_t i = 0; i < ELEMENTSOF(scenarios); i++)
                 run_scenario(&scenarios[i]);
@@ -516,5 +720,7 @@ int main(void) {
         test_garbage();
         test_tables();
         test_format();
+        test_md_mapping();
+        test_md_sequences();
         return tap_done();
 }
