@@ -571,10 +571,14 @@ static int probe_one(ProbeCli *cli, const char *path) {
                 }
                 return EXIT_IO_ERRORS;
         case PROBE_RUNNER_FAILED:
-                fprintf(stderr, "storpulsectl probe: %s: probe failed: %s\n", path,
-                        strerror(-o->error));
+                if (o->error == -ECHILD)
+                        (void) snprintf(buf, sizeof(buf),
+                                        "the probing process died without a result");
+                else
+                        (void) snprintf(buf, sizeof(buf), "probe failed: %s", strerror(-o->error));
+                fprintf(stderr, "storpulsectl probe: %s: %s\n", path, buf);
                 if (cli->json)
-                        print_json(path, o, "unusable", strerror(-o->error));
+                        print_json(path, o, "unusable", buf);
                 return EXIT_UNUSABLE;
         case PROBE_RUNNER_DONE:
                 if (cli->json)

@@ -4,7 +4,7 @@
 # its partial results, exit 3. (2) The probing child goes silent (SIGSTOP stands in for a child
 # stuck in D state on a hung device, which a loop device cannot be made to do here): the CLI
 # kills it at the deadline, reports "stalled", exit 3. Only "does not hang" is asserted, through
-# a generous bound, never a speed.
+# a generous bound, never a speed. (3) The child dies: exit 2 with a clear message.
 . "$(dirname "$0")/probe-lib.sh"
 require_root_and_loop
 make_scratch
@@ -51,4 +51,28 @@ check "silent child: JSON state stalled" json_true "$SCRATCH/out2" \
 check "silent child: stderr says it was killed" grep -q "killed" "$SCRATCH/err2"
 sleep 0.5
 check "silent child: no longer running" test ! -d "/proc/$child" -o "$(awk '{print $3}' "/proc/$child/stat" 2>/dev/null)" = Z
+
+# (3) The child dies (SIGKILL, e.g. the OOM killer): a clean report, exit 2, no hang.
+"$CTL" probe --no-progress --seq-bytes 0 --rand-seconds 30 "$dev" >/dev/null 2>"$SCRATCH/err3" &
+pid=$!
+child=
+for _ in $(seq 100); do
+        child=$(pgrep -P "$pid" | head -n1)
+        [ -n "$child" ] && break
+        sleep 0.05
+done
+[ -n "$child" ] && kill -KILL "$child"
+for _ in $(seq 600); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+        tap_ok 1 "CLI ended within 60 s after its child died (hung: killing it)"
+        kill -9 "$pid"
+fi
+wait "$pid"
+rc=$?
+diag <"$SCRATCH/err3"
+tap_ok $((rc != 2)) "dead child: exit 2 (got $rc)"
+check "dead child: stderr says so" grep -q "died without a result" "$SCRATCH/err3"
 finish
