@@ -4,7 +4,15 @@
  * the other, so a hung device ends as "stalled" after --timeout instead of hanging the command.
  * Output: a table (like the classic benchmark tables) or, with --json, one JSON object per line
  * per target. Exit code: the most severe over all targets, 1 (usage) > 3 (I/O errors or a
- * stall) > 2 (a target could not be probed) > 0. This is an edge: it logs, modules below do not. */
+ * stall) > 2 (a target could not be probed) > 0. This is an edge: it logs, modules below do not.
+ *
+ * JSON per target (one line): path, state (ok | error | stalled | unusable | usage), error (text,
+ * when unusable/usage/stalled without a result), kind (block | file), size_bytes,
+ * logical_block_size; for each phase sequential / random / random_deep (null when it did not
+ * run): state, block_size, queue_depth, ios, bytes, seconds, bytes_per_second, iops, errors,
+ * short_reads, retries, latency_seconds {p50, p90, p99, p999, min, max, mean}; then errors,
+ * error_offsets [{offset, error}] (first 16), cpu_seconds, cpu_user_seconds,
+ * cpu_system_seconds, cpu_percent, seconds. Latency is per read, submit to reap (fio's "lat"). */
 
 #include <fcntl.h>
 #include <getopt.h>
