@@ -120,8 +120,8 @@ typedef enum MdMemberState {
 #define MD_SLOT_UNKNOWN (-2) /* absent or unparseable */
 
 typedef struct MdMember {
-        char *name;      /* "vda" for dev-vda; kernel name of the component device */
-        unsigned state;  /* MD_MEMBER_STATE_FLAG() bits; 0 if state unreadable */
+        char *name;     /* "vda" for dev-vda; kernel name of the component device */
+        unsigned state; /* MD_MEMBER_STATE_FLAG() bits; 0 if unreadable, UNKNOWN bit if malformed */
         char *state_raw; /* text as read (trailing newline stripped), NULL if unreadable */
         int slot;        /* >= 0, MD_SLOT_NONE or MD_SLOT_UNKNOWN */
         uint64_t errors; /* corrected read errors; MD_UNSET if not read */
@@ -200,7 +200,8 @@ int md_parse_member_state(const char *s, unsigned *ret_flags);
 /* Slot: "none" -> MD_SLOT_NONE, else a non-negative int. */
 int md_parse_slot(const char *s, int *ret);
 
-/* A plain unsigned number or "none" (-> MD_UNSET): sync_speed, reshape_position, resync_start. */
+/* A plain unsigned number or "none" (-> MD_UNSET): sync_speed, reshape_position, resync_start.
+ * UINT64_MAX itself gives -ERANGE (it would read as MD_UNSET). */
 int md_parse_u64_or_none(const char *s, uint64_t *ret);
 
 /* Read one array. md_dir_fd is an open directory fd of <sysroot>/block/mdX/md (the caller owns it
