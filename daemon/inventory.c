@@ -546,6 +546,10 @@ static int read_disk(Inventory *inv, Volume *v, int dev_fd, const char *target,
         (void) strdup_to(&v->transport, transport_from(v, target));
 
         (void) sysfs_read_stripped(dev_fd, "device/vendor", &v->vendor);
+        /* virtio's device/ is the virtio device, whose "vendor" is a PCI id ("0x1af4"), not a
+         * name (seen in a VM capture); only names are kept. */
+        if (v->vendor && strncmp(v->vendor, "0x", 2) == 0)
+                v->vendor = mfree(v->vendor);
         (void) sysfs_read_stripped(dev_fd, "device/model", &v->model);
         (void) sysfs_read_stripped(dev_fd, "device/rev", &v->rev);
         if (sysfs_read_stripped(dev_fd, "device/serial", &v->serial) < 0)

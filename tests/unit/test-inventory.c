@@ -162,6 +162,28 @@ static void test_md_raid1(void) {
         ok(inventory_is_top_level(inv, inventory_get(inv, "vdb")), "vdb is top level again");
 }
 
+/* A tree captured from a real kernel by tests/vm/capture-fixtures. */
+static void test_captured(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const Volume *md, *v;
+
+        inv = scan("captured-md-raid1-idle");
+        md = inventory_get(inv, "md0");
+        ok(md != NULL, "captured: md0");
+        if (!md)
+                return;
+        is_str(md->level, "raid1", "captured: raid1");
+        is_int(md->health, VOLUME_HEALTH_OK, "captured: ok");
+        is_str(md->sync.action, "idle", "captured: idle");
+        is_str(member(md, "vda") ? member(md, "vda")->state : NULL, "in_sync", "vda in_sync");
+        is_str(member(md, "vdb") ? member(md, "vdb")->state : NULL, "in_sync", "vdb in_sync");
+        v = inventory_get(inv, "vdc");
+        ok(v && inventory_is_top_level(inv, v), "unused vdc is top level");
+        ok(v && !v->vendor, "virtio's PCI vendor id is not taken for a vendor name");
+        is_str(v ? v->serial : NULL, "vmdisk3", "serial from udev");
+        is_str(v ? v->transport : NULL, "virtio", "virtio");
+}
+
 static void test_md_other(void) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         const Volume *md;
@@ -504,6 +526,7 @@ int main(void) {
         test_golden();
         test_md_raid1();
         test_md_other();
+        test_captured();
         test_lvm();
         test_disks();
         test_hotplug_and_garbage();
