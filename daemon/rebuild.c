@@ -865,3 +865,67 @@ void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, cons
                 o.completed = md_end_hint(t, a, sync_min_sectors);
         *ret = o;
 }
+
+static RebuildOperation operation_from_dm(DmRaidSyncAction a) {
+        switch (a) {
+        case DM_RAID_SYNC_ACTION_RESYNC:
+        case DM_RAID_SYNC_ACTION_INIT: /* old name of the initial sync */
+                return REBUILD_OP_RESYNC;
+        case DM_RAID_SYNC_ACTION_RECOVER:
+                return REBUILD_OP_RECOVERY;
+        case DM_RAID_SYNC_ACTION_CHECK:
+                return REBUILD_OP_CHECK;
+        case DM_RAID_SYNC_ACTION_REPAIR:
+                return REBUILD_OP_REPAIR;
+        case DM_RAID_SYNC_ACTION_RESHAPE:
+                return REBUILD_OP_RESHAPE;
+        case DM_RAID_SYNC_ACTION_FROZEN:
+                return REBUILD_OP_FROZEN;
+        case DM_RAID_SYNC_ACTION_IDLE:
+        case DM_RAID_SYNC_ACTION_UNDEF:
+        case DM_RAID_SYNC_ACTION_UNKNOWN:
+        case _DM_RAID_SYNC_ACTION_MAX:
+        case _DM_RAID_SYNC_ACTION_INVALID:
+                break;
+        }
+        return REBUILD_OP_IDLE;
+}
+
+void rebuild_observation_from_dm(const RebuildTracker *t, const DmRaidStatus *s,
+                                 RebuildObservation *ret) {
+        RebuildObservation o;
+        unsigned dead = 0, absent = 0, syncing = 0;
+
+        for (unsigned i = 0; i < s->n_devices && i < DM_RAID_MAX_DEVICES && s->health[i]; i++)
+                switch (dm_raid_health_from_char(s->health[i])) {
+                case DM_RAID_HEALTH_DEAD:
+                        dead++;
+                        break;
+                case DM_RAID_HEALTH_ABSENT:
+                        absent++;
+                        break;
+                case DM_RAID_HEALTH_ALIVE_NOT_IN_SYNC:
+                        syncing++;
+                        break;
+                case DM_RAID_HEALTH_ALIVE_IN_SYNC:
+                case _DM_RAID_HEALTH_MAX:
+                case _DM_RAID_HEALTH_INVALID:
+                        break;
+                }
+
+        rebuild_observation_init(&o);
+        o.operation = operation_from_dm(s->sync_action);
+        if (s->sync_total_sectors > 0 && s->sync_total_sectors != DM_UNSET &&
+            s->sync_done_sectors != DM_UNSET) {
+                o.fine_done_sectors = MIN(s->sync_done_sectors, s->sync_total_sectors);
+                o.fine_total_sectors = s->sync_total_sectors;
+        }
+        o.degraded = dead + absent;
+        o.member_failed = dead > 0;
+        if (s->mismatch_cnt != DM_UNSET)
+                o.mismatch_count = s->mismatch_cnt;
+        if (t && t->phase == REBUILD_PHASE_RUNNING && o.operation != t->op &&
+            (t->op == REBUILD_OP_RESYNC || t->op == REBUILD_OP_RECOVERY))
+                o.completed = syncing == 0 && dead == 0;
+        *ret = o;
+}

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dm.h"
 #include "macro.h"
 #include "md.h"
 #include "mdstat.h"
@@ -205,6 +206,14 @@ void rebuild_observation_init(RebuildObservation *o);
  *    (past md's first checkpoint); a reshape completed if reshape_position reads "none". */
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
                                  uint64_t sync_min_sectors, RebuildObservation *ret);
+
+/* Build the observation of a dm-raid LV (an LVM raid LV) from its parsed status, without I/O.
+ * The sync ratio is the fine progress; degraded counts dead and absent legs ('D', '-'); a dead
+ * leg is a failed member. When the tracked resync/recovery has just ended, `completed` says
+ * whether every leg is in sync ('A') now. dm-raid has no equivalent of md's sync_min, so an
+ * ended check/repair is judged by the tracker's own heuristics. */
+void rebuild_observation_from_dm(const RebuildTracker *t, const DmRaidStatus *s,
+                                 RebuildObservation *ret);
 
 /* Make *t an empty tracker. */
 void rebuild_tracker_init(RebuildTracker *t);

@@ -711,6 +711,62 @@ static void test_md_sequences(void) {
         feed_md(&t, 2, &idle, NULL, 0, "finished:reshape:notice", "reshape: position none");
 }
 
+static void feed_dm(RebuildTracker *t, double sec, const char *status, const char *expect) {
+        DmRaidStatus st;
+        RebuildObservation o;
+        RebuildEvent ev[REBUILD_EVENTS_MAX];
+        char got[1024];
+        int n;
+
+        if (dm_raid_status_parse(status, &st) < 0) {
+                ok(0, "dm: parse \"%s\"", status);
+                return;
+        }
+        rebuild_observation_from_dm(t, &st, &o);
+        n = rebuild_tracker_feed(t, (usec_t) (sec * USEC_PER_SEC), &o, ev, ELEMENTSOF(ev));
+        if (n < 0) {
+                ok(0, "dm: fed (%d)", n);
+                return;
+        }
+        events_to_string(ev, n, got, sizeof(got));
+        is_str(got, expect, "dm: %s", status);
+}
+
+/* dm-raid status lines as the VM capture shows them (vm-testbed.md section 3), plus variants. */
+static void test_dm(void) {
+        RebuildTracker t;
+        DmRaidStatus st;
+        RebuildObservation o;
+
+        is_int(dm_raid_status_parse("raid1 2 aa 30976/245760 resync 0 0 -", &st), 0, "parse");
+        rebuild_observation_from_dm(NULL, &st, &o);
+        is_int(o.operation, REBUILD_OP_RESYNC, "dm: resync");
+        is_u64(o.fine_done_sectors, 30976, "dm: ratio is the fine progress");
+        is_u64(o.fine_total_sectors, 245760, "dm: total");
+        is_u64(o.degraded, 0, "dm: lower-case a is not degraded");
+        ok(!o.member_failed, "dm: no dead leg");
+        is_u64(o.mismatch_count, 0, "dm: mismatches");
+
+        rebuild_tracker_init(&t);
+        feed_dm(&t, 0, "raid1 2 AA 245760/245760 idle 0 0 -", "");
+        feed_dm(&t, 1, "raid1 2 aa 0/245760 resync 0 0 -", "started:resync:notice");
+        feed_dm(&t, 10, "raid1 2 aa 30976/245760 resync 0 0 -", "progress:resync:info@10");
+        feed_dm(&t, 11, "raid1 2 AA 245760/245760 idle 0 0 -", "finished:resync:info");
+        feed_dm(&t, 20, "raid1 2 AA 15488/245760 check 0 0 -", "started:check:info");
+        feed_dm(&t, 21, "raid1 2 AA 245760/245760 idle 0 0 -",
+                "interrupted:check:info:stopped=0"); /* idle ratio is not the check's */
+        feed_dm(&t, 30, "raid1 2 AA 0/245760 check 0 0 -", "started:check:info:restarted");
+        feed_dm(&t, 40, "raid1 2 AD 24576/245760 check 0 0 -",
+                "interrupted:check:error:member-failed=0");
+        feed_dm(&t, 50, "raid1 2 Aa 0/245760 recover 0 0 -", "started:recovery:warning");
+        feed_dm(&t, 51, "raid1 2 Aa 24576/245760 recover 0 0 -", "progress:recovery:info@10");
+        feed_dm(&t, 52, "raid1 2 Aa 245760/245760 idle 0 0 -",
+                "interrupted:recovery:error:stopped"); /* a leg still not in sync */
+        feed_dm(&t, 60, "raid1 2 Aa 49152/245760 recover 0 0 -", "resumed:recovery:notice");
+        feed_dm(&t, 70, "raid1 2 AA 245760/245760 idle 0 0 -", "finished:recovery:notice");
+        feed_dm(&t, 80, "raid4 5 AAAAA 2/490221568 init 0", "started:resync:notice");
+}
+
 int main(void) {
         for (size_t i = 0; i < ELEMENTSOF(scenarios); i++)
                 run_scenario(&scenarios[i]);
@@ -722,5 +778,6 @@ int main(void) {
         test_format();
         test_md_mapping();
         test_md_sequences();
+        test_dm();
         return tap_done();
 }
