@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <libudev.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -144,6 +145,9 @@ int discovery_start(Discovery *d) {
                 r = errno > 0 ? -errno : -EPROTONOSUPPORT;
                 goto out_unref_udev;
         }
+        /* A coldplug storm (hundreds of disks) must not overflow the socket; failure to enlarge
+         * it is not fatal, lost events are caught by the re-enumeration below. */
+        (void) udev_monitor_set_receive_buffer_size(d->monitor, 16 * 1024 * 1024);
         r = udev_monitor_filter_add_match_subsystem_devtype(d->monitor, "block", NULL);
         if (r >= 0)
                 r = udev_monitor_enable_receiving(d->monitor);
@@ -167,16 +171,30 @@ out_unref_udev:
 
 int discovery_process(Discovery *d) {
         int first_error = 0, n = 0;
+        bool resynced = false;
 
         if (!d || !d->monitor)
                 return -EINVAL;
         for (;;) {
-                struct udev_device *dev = udev_monitor_receive_device(d->monitor);
+                struct udev_device *dev;
                 const char *name, *action;
                 DiscoveryAction a;
 
-                if (!dev)
+                errno = 0;
+                dev = udev_monitor_receive_device(d->monitor);
+                if (!dev) {
+                        /* ENOBUFS: the kernel dropped events; re-read everything instead. */
+                        if (errno == ENOBUFS && !resynced) {
+                                int k;
+
+                                resynced = true;
+                                k = discovery_enumerate(d);
+                                if (k < 0 && first_error == 0)
+                                        first_error = k;
+                                continue;
+                        }
                         break; /* EAGAIN: drained (or a malformed message was dropped) */
+                }
                 name = udev_device_get_sysname(dev);
                 action = udev_device_get_action(dev);
                 if (action && strcmp(action, "move") == 0) {
