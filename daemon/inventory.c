@@ -620,6 +620,10 @@ static int read_device(Inventory *inv, const char *name, Volume **ret) {
         if (dev_fd < 0)
                 return errno == ENOTDIR ? -ENOENT : -errno;
 
+        /* Hidden gendisks (NVMe multipath paths such as nvme0c0n1) are not usable volumes. */
+        if (sysfs_read_bool(dev_fd, "hidden", &b) >= 0 && b)
+                return -ENOENT;
+
         r = volume_new(name, &v);
         if (r < 0)
                 return r;

@@ -491,9 +491,12 @@ static void test_hotplug_and_garbage(void) {
         mkfile(dfd, "dm/vg-lv.table", "garbage\n");
         mkfile(dfd, "run/udev/data/b252:9", "E:DM_LV_NAME=x_rimage_0\nE:noequals\nE:=\n");
         mkfile(dfd, "proc/mdstat", "md9 : active raid1 zz[0]\n [====] recovery = 999.9% (5/0)\n");
+        mkfile(dfd, "sys/class/block/nvme0c0n1/hidden", "1\n");
+        mkfile(dfd, "sys/class/block/nvme0c0n1/dev", "259:9\n");
         r = inventory_scan(inv);
         is_int(r, 0, "garbage tree scans");
-        is_int(inventory_size(inv), 4, "all four entries listed");
+        is_int(inventory_size(inv), 4, "all four entries listed, the hidden gendisk not");
+        ok(!inventory_get(inv, "nvme0c0n1"), "hidden NVMe path device skipped");
         ok(inventory_get(inv, "x") && inventory_get(inv, "x")->size_bytes == 0,
            "overflowing size is unknown");
         ok(inventory_get(inv, "md9") && inventory_get(inv, "md9")->kind == VOLUME_MD, "md9 is md");
