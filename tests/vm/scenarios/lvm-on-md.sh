@@ -3,6 +3,7 @@
 # disk below shows on md0 while the LV above stays listed with md0 as its member.
 # shellcheck disable=SC2016
 source ../lib.sh
+source ./lvm-common.sh
 require_verb volumes
 a=$(disk 3) b=$(disk 4)
 modprobe -a md_mod raid1
