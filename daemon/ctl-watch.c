@@ -370,6 +370,10 @@ out_free_event:
         for (size_t i = 0; i < c.n_tracked; i++)
                 free(c.tracked[i].name);
         free(c.tracked);
+        /* A SIGTERM that arrived after the loop ended (e.g. `timeout` signals the child and then
+         * its whole process group) has done its job: consume it before unblocking. */
+        for (struct timespec zero = {}; sigtimedwait(&mask, NULL, &zero) > 0;)
+                ;
         (void) sigprocmask(SIG_UNBLOCK, &mask, NULL);
         return r;
 }
