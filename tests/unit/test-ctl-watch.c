@@ -212,6 +212,26 @@ int main(void) {
         }
         is_int((int) line, 11, "exactly 11 lines");
 
+        /* Text output; an operation already running when watching starts is reported once as
+         * "in progress" (reason already-running), from the captured check fixture. */
+        (void) snprintf(cmd, sizeof(cmd),
+                        "rm -rf '%s' && mkdir '%s' && cp -a '%s/md-raid1-check/.' '%s/'", root,
+                        root, fixtures, root);
+        is_int(system(cmd), 0, "copy the md-raid1-check fixture");
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
+                                (char *) "1", (char *) "--timeout", (char *) "20", NULL });
+        is_int(wait_exit(pid), 0, "text mode: exit 0 after one event");
+        free(text);
+        text = NULL;
+        ok(read_full_file_at(AT_FDCWD, out_path, &text, NULL) >= 0, "read text output");
+        ok(text && strstr(text, " md0 started check info: check in progress, 8% done, 5.2 MiB/s\n"),
+           "text line: %s", text ? text : "(none)");
+        is_int((int) count_lines(out_path), 1, "one line");
+        (void) snprintf(cmd, sizeof(cmd),
+                        "rm -rf '%s' && mkdir '%s' && cp -a '%s/md-raid1-idle/.' '%s/'", root, root,
+                        fixtures, root);
+        is_int(system(cmd), 0, "back to the md-raid1-idle fixture");
+
         /* Nothing happens: --timeout before --count is exit 4. */
         pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
                                 (char *) "1", (char *) "--timeout", (char *) "0.3", NULL });
