@@ -17,7 +17,9 @@ tap_ok $? "loop device $dev"
 "$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 4 --timeout 30 "$dev" \
         >"$SCRATCH/out" 2>"$SCRATCH/err" &
 pid=$!
-sleep 1
+child=$(wait_probe_open "$pid" "$dev")
+tap_ok $? "the probe has $dev open (child ${child:-none})"
+sleep 0.5
 losetup -d "$dev"
 tap_ok $? "losetup -d $dev while the probe runs"
 sleep 1

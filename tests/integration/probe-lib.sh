@@ -93,3 +93,32 @@ bounded() { # bounded SECONDS COMMAND...
         shift
         timeout -k 5 "$s" "$@"
 }
+
+# descendants PID: all processes below PID (a background shell function, `timeout`, the CLI, its
+# probing child...).
+descendants() {
+        local c
+        for c in $(pgrep -P "$1"); do
+                echo "$c"
+                descendants "$c"
+        done
+}
+
+# wait_probe_open PID TARGET: wait (bounded, 30 s) until a process below PID (the probing child)
+# has TARGET open, so a fault injected next really hits a running probe. Prints its pid.
+wait_probe_open() {
+        local pid=$1 target child fd
+        target=$(readlink -f "$2")
+        for _ in $(seq 600); do
+                for child in $(descendants "$pid"); do
+                        for fd in /proc/"$child"/fd/*; do
+                                if [ "$(readlink "$fd" 2>/dev/null)" = "$target" ]; then
+                                        echo "$child"
+                                        return 0
+                                fi
+                        done
+                done
+                sleep 0.05
+        done
+        return 1
+}

@@ -26,13 +26,8 @@ check "stderr says stalled" grep -q "stalled" "$SCRATCH/err"
 "$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 30 --timeout 2 "$dev" \
         >"$SCRATCH/out2" 2>"$SCRATCH/err2" &
 pid=$!
-child=
-for _ in $(seq 100); do
-        child=$(pgrep -P "$pid" | head -n1)
-        [ -n "$child" ] && break
-        sleep 0.05
-done
-tap_ok $((${#child} == 0)) "probing child found (pid ${child:-none})"
+child=$(wait_probe_open "$pid" "$dev")
+tap_ok $? "probing child has $dev open (pid ${child:-none})"
 [ -n "$child" ] && kill -STOP "$child"
 for _ in $(seq 600); do
         kill -0 "$pid" 2>/dev/null || break
@@ -55,12 +50,7 @@ check "silent child: no longer running" test ! -d "/proc/$child" -o "$(awk '{pri
 # (3) The child dies (SIGKILL, e.g. the OOM killer): a clean report, exit 2, no hang.
 "$CTL" probe --no-progress --seq-bytes 0 --rand-seconds 30 "$dev" >/dev/null 2>"$SCRATCH/err3" &
 pid=$!
-child=
-for _ in $(seq 100); do
-        child=$(pgrep -P "$pid" | head -n1)
-        [ -n "$child" ] && break
-        sleep 0.05
-done
+child=$(wait_probe_open "$pid" "$dev")
 [ -n "$child" ] && kill -KILL "$child"
 for _ in $(seq 600); do
         kill -0 "$pid" 2>/dev/null || break

@@ -13,11 +13,16 @@ make_random_file "$img" 128
 dev=$(attach_loop "$img")
 tap_ok $? "loop device $dev"
 
-( sleep 1.5; truncate -s 1M "$img" ) &
 bounded 90 "$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 5 --timeout 60 "$dev" \
-        >"$SCRATCH/out" 2>"$SCRATCH/err"
+        >"$SCRATCH/out" 2>"$SCRATCH/err" &
+pid=$!
+child=$(wait_probe_open "$pid" "$dev")
+tap_ok $? "the probe has $dev open (child ${child:-none})"
+sleep 1
+truncate -s 1M "$img"
+tap_ok $? "backing file truncated to 1 MiB while the probe runs"
+wait "$pid"
 rc=$?
-wait
 diag <"$SCRATCH/err"
 tap_ok $((rc != 3)) "exit 3 (got $rc; 124 would mean it hung)"
 check "state error" json_true "$SCRATCH/out" 'j["state"] == "error"'
