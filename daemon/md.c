@@ -572,6 +572,7 @@ static MdArray *new0_md_array(void) {
                 .array_state = _MD_ARRAY_STATE_INVALID,
                 .degraded = MD_UNSET,
                 .sync_action = _MD_SYNC_ACTION_INVALID,
+                .last_sync_action = _MD_SYNC_ACTION_INVALID,
                 .sync_completed = { .kind = _MD_SYNC_COMPLETED_KIND_INVALID },
                 .sync_speed_kib_per_sec = MD_UNSET,
                 .sync_speed_min = { MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID },
@@ -589,7 +590,7 @@ static MdArray *new0_md_array(void) {
 int md_array_load(int md_dir_fd, MdArray **ret) {
         _cleanup_(md_array_freep) MdArray *a = NULL;
         _cleanup_free_ char *raid_disks = NULL, *sync_completed = NULL, *speed_min = NULL,
-                            *speed_max = NULL, *chunk = NULL;
+                            *speed_max = NULL, *chunk = NULL, *last_action = NULL;
         int r;
 
         if (md_dir_fd < 0)
@@ -627,6 +628,12 @@ int md_array_load(int md_dir_fd, MdArray **ret) {
                 return r;
         if (a->sync_action_raw && md_parse_sync_action(a->sync_action_raw, &a->sync_action) < 0)
                 a->sync_action = _MD_SYNC_ACTION_INVALID;
+
+        r = read_attr(md_dir_fd, "last_sync_action", &last_action);
+        if (r < 0)
+                return r;
+        if (last_action && md_parse_sync_action(last_action, &a->last_sync_action) < 0)
+                a->last_sync_action = _MD_SYNC_ACTION_INVALID;
 
         r = read_attr(md_dir_fd, "sync_completed", &sync_completed);
         if (r < 0)

@@ -139,6 +139,8 @@ typedef struct MdArray {
         uint64_t degraded;        /* missing devices; MD_UNSET on levels without redundancy */
         MdSyncAction sync_action; /* _MD_SYNC_ACTION_INVALID when absent (raid0, linear) */
         char *sync_action_raw;
+        MdSyncAction last_sync_action;   /* what ran last ("check" after a check ended); 6.1+, else
+                                          * _MD_SYNC_ACTION_INVALID */
         MdSyncCompleted sync_completed;  /* kind _INVALID when absent or garbage */
         uint64_t sync_speed_kib_per_sec; /* ~30 s average; MD_UNSET for "none" */
         MdSpeedLimit sync_speed_min;

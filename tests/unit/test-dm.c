@@ -121,6 +121,11 @@ static void test_fixture_lines(void) {
                 { "rimage.table", DM_TARGET_LINEAR, 245760 },
                 { "rmeta.table", DM_TARGET_LINEAR, 8192 },
                 { "delay.table", DM_TARGET_DELAY, 524288 },
+                { "raid1-dead-leg.status", DM_TARGET_RAID, 49152 },
+                { "raid1-dead-leg.table", DM_TARGET_RAID, 49152 },
+                { "raid1-small-insync.status", DM_TARGET_RAID, 49152 },
+                { "error.table", DM_TARGET_ERROR, 49152 },
+                { "error.status", DM_TARGET_ERROR, 49152 },
         };
 
         for (size_t i = 0; i < ELEMENTSOF(t); i++) {
@@ -178,6 +183,11 @@ static void test_raid_status(void) {
                   DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
                 { "raid1-check.status", 0, "raid1", "AA", 2, 15488, 245760,
                   DM_RAID_SYNC_ACTION_CHECK, 0, 0, '-' },
+                /* second capture: the second image's table replaced by "error", then written */
+                { "raid1-small-insync.status", 0, "raid1", "AA", 2, 49152, 49152,
+                  DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
+                { "raid1-dead-leg.status", 0, "raid1", "AD", 2, 49152, 49152,
+                  DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
         };
         static const ExpRaid t[] = {
                 /* dm-raid.rst example (pre-1.9: no data_offset, no journal) */
@@ -247,6 +257,20 @@ static void test_raid_status(void) {
                 check_raid(tag, t[i].in, &t[i]);
         }
         is_int(dm_raid_status_parse(NULL, &(DmRaidStatus){ 0 }), -EINVAL, "NULL params");
+        {
+                _cleanup_free_ char *text = fixture("raid1-dead-leg.status");
+                DmTargetLine l;
+                DmRaidStatus st = {};
+
+                ok(text && dm_parse_target_line(text, &l) == 0 &&
+                           dm_raid_status_parse(l.params, &st) == 0,
+                   "dead leg parses");
+                if (text) {
+                        is_int(dm_raid_status_count(&st, DM_RAID_HEALTH_DEAD), 1, "one dead leg");
+                        is_int(dm_raid_health_from_char(st.health[1]), DM_RAID_HEALTH_DEAD,
+                               "second leg dead");
+                }
+        }
 
         {
                 /* the maximum: 253 legs */

@@ -549,6 +549,8 @@ static void test_load_fixtures(void) {
                        strncmp(d, "raid1-resync", 12) == 0 ? 32768 : MD_UNSET, "%s: resync_start",
                        d);
                 ok(!a->uuid && !a->metadata_version, "%s: uuid/metadata absent", d);
+                is_int(a->last_sync_action, _MD_SYNC_ACTION_INVALID, "%s: last_sync_action absent",
+                       d);
 
                 while (n < ELEMENTSOF(fixtures[i].m) && fixtures[i].m[n].name)
                         n++;
@@ -565,6 +567,71 @@ static void test_load_fixtures(void) {
                            e->name);
                 }
                 ok(!md_array_find_member(a, "nosuch"), "%s: find unknown member", d);
+        }
+}
+
+/* Second VM capture (tests/fixtures/parsers/commands/): every md attribute the 6.1 kernel shows. */
+static void test_load_capture2(void) {
+        _cleanup_(md_array_freep) MdArray *r5 = NULL, *fr = NULL, *r0 = NULL;
+        _cleanup_close_ int fd5 = open_fixture("raid5-reshape-grow");
+        _cleanup_close_ int fdf = open_fixture("raid1-frozen");
+        _cleanup_close_ int fd0 = open_fixture("raid0-clean");
+
+        ok(fd5 >= 0 && fdf >= 0 && fd0 >= 0, "second capture present");
+        if (fd5 < 0 || fdf < 0 || fd0 < 0)
+                return;
+
+        is_int(md_array_load(fd5, &r5), 0, "reshape capture loads");
+        if (r5) {
+                is_int(r5->level, MD_LEVEL_RAID5, "reshape: raid5");
+                is_u64(r5->raid_disks, 4, "reshape: raid_disks new (\"4 (3)\")");
+                is_u64(r5->raid_disks_old, 3, "reshape: raid_disks old");
+                is_int(r5->sync_action, MD_SYNC_ACTION_RESHAPE, "reshape: sync_action");
+                is_int(r5->last_sync_action, MD_SYNC_ACTION_RESHAPE, "reshape: last_sync_action");
+                is_int(r5->sync_completed.kind, MD_SYNC_COMPLETED_PROGRESS, "reshape: progress");
+                is_u64(r5->sync_completed.done_sectors, 104192, "reshape: done");
+                is_u64(r5->sync_completed.total_sectors, 129024, "reshape: total");
+                is_u64(r5->reshape_position_sectors, 238848, "reshape: position");
+                is_u64(r5->chunk_size_bytes, 65536, "reshape: chunk (unchanged)");
+                is_u64(r5->chunk_size_old_bytes, 65536, "reshape: old chunk");
+                is_u64(r5->component_size_kib, 64512, "reshape: component_size");
+                is_u64(r5->sync_speed_min.kib_per_sec, 1, "reshape: speed_min 1 (system)");
+                is_u64(r5->sync_speed_kib_per_sec, 1031, "reshape: sync_speed");
+                is_str(r5->uuid, "10937563-3cb0-362f-f751-5250eda99c5f", "reshape: uuid");
+                is_str(r5->metadata_version, "1.2", "reshape: metadata 1.2");
+                is_int(r5->n_members, 4, "reshape: four members");
+                if (r5->n_members == 4) {
+                        is_str(r5->members[3].name, "vdf", "reshape: new member vdf");
+                        is_int(r5->members[3].slot, 3, "reshape: vdf slot 3");
+                        is_int(r5->members[3].state, FLAG(IN_SYNC), "reshape: vdf in_sync");
+                        is_u64(r5->members[3].recovery_start_sectors, MD_UNSET,
+                               "reshape: recovery_start none");
+                }
+        }
+
+        is_int(md_array_load(fdf, &fr), 0, "frozen capture loads");
+        if (fr) {
+                is_int(fr->sync_action, MD_SYNC_ACTION_FROZEN, "frozen: sync_action");
+                is_int(fr->last_sync_action, MD_SYNC_ACTION_CHECK, "frozen: last was check");
+                is_int(fr->sync_completed.kind, MD_SYNC_COMPLETED_NONE, "frozen: none");
+                is_u64(fr->chunk_size_bytes, 0, "frozen: raid1 chunk 0");
+                is_u64(fr->reshape_position_sectors, MD_UNSET, "frozen: no reshape");
+                is_int(fr->n_members, 2, "frozen: partitions as members");
+                if (fr->n_members == 2)
+                        is_str(fr->members[0].name, "vda1", "frozen: member vda1");
+        }
+
+        is_int(md_array_load(fd0, &r0), 0, "raid0 capture loads");
+        if (r0) {
+                is_int(r0->level, MD_LEVEL_RAID0, "raid0");
+                is_int(r0->array_state, MD_ARRAY_STATE_CLEAN, "raid0 clean");
+                is_int(r0->sync_action, _MD_SYNC_ACTION_INVALID, "raid0: no sync_action file");
+                is_int(r0->sync_completed.kind, _MD_SYNC_COMPLETED_KIND_INVALID,
+                       "raid0: no sync_completed file");
+                is_u64(r0->degraded, MD_UNSET, "raid0: no degraded file");
+                is_u64(r0->mismatch_cnt, MD_UNSET, "raid0: no mismatch_cnt file");
+                is_u64(r0->chunk_size_bytes, 65536, "raid0: chunk");
+                is_int(r0->n_members, 2, "raid0: two members");
         }
 }
 
@@ -767,6 +834,7 @@ int main(void) {
         test_member_state();
         test_slot_and_numbers();
         test_load_fixtures();
+        test_load_capture2();
         test_load_reshape_and_oddities();
         test_load_garbage();
         test_load_raid0_and_empty();

@@ -490,6 +490,69 @@ static void test_captures(void) {
         }
 }
 
+/* Second VM capture (tests/fixtures/parsers/commands/): reshape, check, frozen, raid0. */
+static void test_captures2(void) {
+        static const struct {
+                const char *file, *name, *personality, *health;
+                uint64_t blocks, total;
+                MdstatProgressKind kind;
+                MdSyncAction action;
+                unsigned permille;
+                uint64_t done, all, finish, speed;
+                size_t n_members;
+        } t[] = {
+                { "raid5-reshape-grow", "md12", "raid5", "UUUU", 129024, 4, MDSTAT_PROGRESS_RUNNING,
+                  MD_SYNC_ACTION_RESHAPE, 125, 8576, 64512, 42, 1225, 4 },
+                { "raid1-check-small", "md10", "raid1", "UU", 31232, 2, MDSTAT_PROGRESS_RUNNING,
+                  MD_SYNC_ACTION_CHECK, 161, 5504, 31232, 18, 1100, 2 },
+                { "raid1-frozen", "md10", "raid1", "UU", 31232, 2, MDSTAT_PROGRESS_NONE, 0, 0, 0, 0,
+                  0, 0, 2 },
+                { "raid0-clean", "md13", "raid0", NULL, 129024, MD_UNSET, MDSTAT_PROGRESS_NONE, 0,
+                  0, 0, 0, 0, 0, 2 },
+        };
+        const char *base = getenv("STORPULSE_FIXTURES");
+
+        if (!base)
+                base = "tests/fixtures";
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                _cleanup_(mdstat_freep) Mdstat *m = NULL;
+                _cleanup_free_ char *text = NULL;
+                const MdstatArray *a;
+                char path[PATH_MAX];
+                const char *f = t[i].file;
+
+                snprintf(path, sizeof(path), "%s/parsers/mdstat/%s.txt", base, f);
+                is_int(read_full_file_at(-100 /* AT_FDCWD */, path, &text, NULL), 0, "%s: read", f);
+                if (!text || mdstat_parse(text, &m) < 0) {
+                        ok(false, "%s: parses", f);
+                        continue;
+                }
+                ok(m->personalities[5] && !m->personalities[6] &&
+                           strcmp(m->personalities[0], "raid0") == 0 &&
+                           strcmp(m->personalities[5], "raid10") == 0,
+                   "%s: six personalities", f);
+                is_int(m->n_arrays, 1, "%s: one array", f);
+                a = mdstat_find(m, t[i].name);
+                ok(a, "%s: %s found", f, t[i].name);
+                if (!a)
+                        continue;
+                is_str(a->personality, t[i].personality, "%s: personality", f);
+                is_str(a->health, t[i].health, "%s: health", f);
+                is_u64(a->blocks_kib, t[i].blocks, "%s: blocks", f);
+                is_u64(a->disks_total, t[i].total, "%s: disks", f);
+                is_int(a->n_members, t[i].n_members, "%s: members", f);
+                is_int(a->progress.kind, t[i].kind, "%s: progress kind", f);
+                if (t[i].kind != MDSTAT_PROGRESS_RUNNING)
+                        continue;
+                is_int(a->progress.action, t[i].action, "%s: action", f);
+                is_int(a->progress.permille, t[i].permille, "%s: permille", f);
+                is_u64(a->progress.done_kib, t[i].done, "%s: done", f);
+                is_u64(a->progress.total_kib, t[i].all, "%s: total", f);
+                is_u64(a->progress.finish_sec, t[i].finish, "%s: finish", f);
+                is_u64(a->progress.speed_kib_per_sec, t[i].speed, "%s: speed", f);
+        }
+}
+
 static void test_inline_formats(void) {
         _cleanup_(mdstat_freep) Mdstat *m = NULL;
         const MdstatArray *a;
@@ -694,6 +757,7 @@ int main(void) {
         test_tables();
         test_progress_lines();
         test_captures();
+        test_captures2();
         test_inline_formats();
         test_garbage();
         return tap_done();
