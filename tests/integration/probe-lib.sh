@@ -9,7 +9,6 @@ CTL=${1:?usage: $0 PATH/TO/storpulsectl}
 TAP_N=0
 TAP_FAILED=0
 SCRATCH=
-LOOPS=()
 
 tap_ok() { # tap_ok COND_EXIT_STATUS DESCRIPTION
         TAP_N=$((TAP_N + 1))
@@ -41,11 +40,16 @@ finish() {
 }
 
 cleanup() {
-        local l
-        for l in "${LOOPS[@]}"; do
-                losetup -d "$l" 2>/dev/null
-        done
-        [ -n "$SCRATCH" ] && rm -rf "$SCRATCH"
+        local dev back
+        # attach_loop runs in $(...) subshells, so find our devices by their backing files.
+        if [ -n "$SCRATCH" ]; then
+                while read -r dev back; do
+                        case "$back" in
+                        "$SCRATCH"/*) losetup -d "$dev" 2>/dev/null ;;
+                        esac
+                done < <(losetup -l -n -O NAME,BACK-FILE 2>/dev/null)
+                rm -rf "$SCRATCH"
+        fi
 }
 
 require_root_and_loop() {
@@ -72,7 +76,6 @@ attach_loop() {
         local f=$1 dev
         shift
         dev=$(losetup -f --show "$@" "$f") || return 1
-        LOOPS+=("$dev")
         udevadm settle 2>/dev/null
         echo "$dev"
 }
