@@ -308,6 +308,11 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                 p->rand_queue_depth = 0;
                 p->rand_deep_queue_depth = 0;
         }
+        if (p->seq_bytes == 0 && p->rand_queue_depth == 0) {
+                fprintf(stderr, "storpulsectl probe: nothing to measure: --seq-bytes=0 and "
+                                "--rand-seconds=0\n");
+                return -EINVAL;
+        }
         if (!seed_set)
                 p->seed = random_seed();
         if (optind >= argc) {

@@ -104,6 +104,15 @@ int main(void) {
         expect_usage("--seq-bytes", "--seq-bytes=-5", file);
         expect_usage("--seed", "--seed=abc", file);
         expect_usage("--nope", "--nope", file);
+        is_int(run_verb("--seq-bytes=0", "--rand-seconds=0", file, NULL), 1,
+               "nothing to measure: exit 1");
+        ok(file_contains(err_path, "--seq-bytes") && file_contains(err_path, "--rand-seconds"),
+           "nothing to measure: names both options");
+        is_int(run_verb("--seq-bytes=0", "--rand-count=20", "--rand-queue-depth=2", file, NULL), 0,
+               "random only: exit 0");
+        is_int(run_verb("--rand-seconds=0", "--seq-bytes=1M", file, NULL), 0,
+               "sequential only: exit 0");
+        ok(file_contains(out_path, "SEQ MB/s"), "sequential only: table printed");
         is_int(run_verb("--json", NULL), 1, "no PATH: exit 1");
         ok(file_contains(err_path, "PATH"), "no PATH: says so");
         is_int(run_verb("--block-size", NULL), 1, "missing value: exit 1");
