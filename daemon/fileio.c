@@ -84,7 +84,7 @@ int read_one_line_at(int dir_fd, const char *path, char **ret) {
 }
 
 int read_fd_from_start(int fd, char **ret) {
-        char *buf;
+        char *buf = NULL;
         int r;
 
         r = read_fd_all(fd, 1, &buf, NULL);
