@@ -621,6 +621,33 @@ static void test_load_capture2(void) {
                         is_str(fr->members[0].name, "vda1", "frozen: member vda1");
         }
 
+        {
+                _cleanup_(md_array_freep) MdArray *dl = NULL, *br = NULL;
+                _cleanup_close_ int fdd = open_fixture("raid1-delayed");
+                _cleanup_close_ int fdb = open_fixture("raid0-broken");
+
+                is_int(md_array_load(fdd, &dl), 0, "delayed capture loads");
+                if (dl) {
+                        is_int(dl->sync_action, MD_SYNC_ACTION_RESYNC, "delayed: resync");
+                        is_int(dl->sync_completed.kind, MD_SYNC_COMPLETED_DELAYED,
+                               "delayed: sync_completed delayed (node_exporter's outage)");
+                        is_u64(dl->sync_speed_kib_per_sec, 0, "delayed: sync_speed 0");
+                        is_u64(dl->resync_start_sectors, 0, "delayed: resync_start 0");
+                        is_u64(dl->sync_speed_max.kib_per_sec, 200, "delayed: speed_max 200");
+                        is_int(dl->n_members, 2, "delayed: two members");
+                }
+                is_int(md_array_load(fdb, &br), 0, "broken capture loads");
+                if (br) {
+                        is_int(br->level, MD_LEVEL_RAID0, "broken: raid0");
+                        is_int(br->array_state, MD_ARRAY_STATE_BROKEN, "broken: array_state");
+                        is_str(br->array_state_raw, "broken", "broken: raw");
+                        is_int(br->n_members, 2, "broken: md still lists both members");
+                        if (br->n_members == 2)
+                                is_int(br->members[1].state, FLAG(IN_SYNC),
+                                       "broken: removed member still in_sync");
+                }
+        }
+
         is_int(md_array_load(fd0, &r0), 0, "raid0 capture loads");
         if (r0) {
                 is_int(r0->level, MD_LEVEL_RAID0, "raid0");

@@ -553,6 +553,66 @@ static void test_captures2(void) {
         }
 }
 
+static void test_captures_delayed_broken(void) {
+        const char *base = getenv("STORPULSE_FIXTURES");
+        char path[PATH_MAX];
+
+        if (!base)
+                base = "tests/fixtures";
+        {
+                _cleanup_(mdstat_freep) Mdstat *m = NULL;
+                _cleanup_free_ char *text = NULL;
+                const MdstatArray *a;
+
+                snprintf(path, sizeof(path), "%s/parsers/mdstat/raid1-delayed.txt", base);
+                is_int(read_full_file_at(-100 /* AT_FDCWD */, path, &text, NULL), 0,
+                       "delayed: read");
+                is_int(text ? mdstat_parse(text, &m) : -1, 0, "delayed: parses");
+                if (!m)
+                        return;
+                is_int(m->n_arrays, 2, "delayed: two arrays");
+                a = mdstat_find(m, "md11");
+                ok(a, "md11 found");
+                if (a) {
+                        is_int(a->progress.kind, MDSTAT_PROGRESS_DELAYED, "md11: resync=DELAYED");
+                        is_str(a->progress.raw, "resync=DELAYED", "md11: raw");
+                        is_int(a->progress.action, MD_SYNC_ACTION_RESYNC, "md11: action resync");
+                        is_str(a->health, "UU", "md11: health");
+                        is_int(a->n_members, 2, "md11: members");
+                        if (a->n_members == 2)
+                                is_str(a->members[0].name, "vdb2", "md11: partition member");
+                }
+                a = mdstat_find(m, "md10");
+                ok(a, "md10 found");
+                if (a) {
+                        is_int(a->progress.kind, MDSTAT_PROGRESS_RUNNING, "md10 running");
+                        is_int(a->progress.permille, 64, "md10 6.4%%");
+                        is_u64(a->progress.done_kib, 2048, "md10 done");
+                        is_u64(a->progress.total_kib, 31232, "md10 total");
+                        is_u64(a->progress.finish_sec, 84, "md10 finish 1.4min");
+                        is_u64(a->progress.speed_kib_per_sec, 341, "md10 speed");
+                }
+        }
+        {
+                _cleanup_(mdstat_freep) Mdstat *m = NULL;
+                _cleanup_free_ char *text = NULL;
+                const MdstatArray *a;
+
+                snprintf(path, sizeof(path), "%s/parsers/mdstat/raid0-broken.txt", base);
+                is_int(read_full_file_at(-100 /* AT_FDCWD */, path, &text, NULL), 0,
+                       "broken: read");
+                is_int(text ? mdstat_parse(text, &m) : -1, 0, "broken: parses");
+                a = m ? mdstat_find(m, "md13") : NULL;
+                ok(a, "md13 found");
+                if (a) {
+                        ok(a->active, "broken raid0 still 'active' in mdstat");
+                        is_str(a->personality, "raid0", "md13 raid0");
+                        is_int(a->n_members, 2, "md13 lists both members");
+                        is_int(a->progress.kind, MDSTAT_PROGRESS_NONE, "md13 no progress");
+                }
+        }
+}
+
 static void test_inline_formats(void) {
         _cleanup_(mdstat_freep) Mdstat *m = NULL;
         const MdstatArray *a;
@@ -758,6 +818,7 @@ int main(void) {
         test_progress_lines();
         test_captures();
         test_captures2();
+        test_captures_delayed_broken();
         test_inline_formats();
         test_garbage();
         return tap_done();
