@@ -145,6 +145,15 @@ static bool display_top_level(const Inventory *inv, const Volume *v) {
         return inventory_is_top_level(inv, v);
 }
 
+/* dst = a + b, truncated to fit (depth is capped, so the tree prefixes always fit in practice). */
+static void prefix_join(char *dst, size_t size, const char *a, const char *b) {
+        size_t la = strnlen(a, size - 1), lb = strnlen(b, size - 1 - la);
+
+        memcpy(dst, a, la);
+        memcpy(dst + la, b, lb);
+        dst[la + lb] = 0;
+}
+
 static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const Volume *above,
                          const char *prefix, bool last, unsigned depth) {
         char label[160], size[32], line_prefix[256], child_prefix[256], info[256] = "";
@@ -156,10 +165,8 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
                 line_prefix[0] = 0;
                 child_prefix[0] = 0;
         } else {
-                (void) snprintf(line_prefix, sizeof(line_prefix), "%s%s", prefix,
-                                last ? "`-" : "|-");
-                (void) snprintf(child_prefix, sizeof(child_prefix), "%s%s", prefix,
-                                last ? "  " : "| ");
+                prefix_join(line_prefix, sizeof(line_prefix), prefix, last ? "`-" : "|-");
+                prefix_join(child_prefix, sizeof(child_prefix), prefix, last ? "  " : "| ");
         }
         format_bytes(size, sizeof(size), v->size_bytes);
         if (v->kind == VOLUME_DISK || v->kind == VOLUME_CONTROLLER)
