@@ -81,10 +81,11 @@ static inline void tap_diag(const char *fmt, ...) {
         printf("\n");
 }
 
-/* Skip the whole program (e.g. no root for loop devices). meson counts it as skipped. */
+/* Skip the whole program (e.g. no root for loop devices): the "1..0 # SKIP" plan makes meson count
+ * it as skipped. Returns 0, the exit status to use: meson's TAP protocol counts 77 as an error. */
 static inline int tap_skip_all(const char *reason) {
         printf("1..0 # SKIP %s\n", reason);
-        return 77;
+        return 0;
 }
 
 static inline int tap_done(void) {
