@@ -613,6 +613,70 @@ static void test_captures_delayed_broken(void) {
         }
 }
 
+/* RAID10/RAID6 from the VM suite's own run log (see README: build-vm/meson-logs/vm-md/test.log). */
+static void test_captures_raid10_raid6(void) {
+        static const struct {
+                const char *file, *personality, *health;
+                uint64_t up;
+                unsigned faulty_members, n_members;
+                MdstatProgressKind kind;
+                MdSyncAction action;
+                unsigned permille;
+                uint64_t done, total, finish, speed;
+        } t[] = {
+                { "raid10-resync", "raid10", "UUUU", 4, 0, 4, MDSTAT_PROGRESS_RUNNING,
+                  MD_SYNC_ACTION_RESYNC, 106, 14080, 129024, 36, 2816 },
+                { "raid10-idle", "raid10", "UUUU", 4, 0, 4, MDSTAT_PROGRESS_NONE },
+                { "raid10-degraded-faulty", "raid10", "U_UU", 3, 1, 4, MDSTAT_PROGRESS_NONE },
+                { "raid10-recover", "raid10", "U_UU", 3, 0, 4, MDSTAT_PROGRESS_RUNNING,
+                  MD_SYNC_ACTION_RECOVER, 62, 4224, 64512, 12, 4224 },
+                { "raid6-resync", "raid6", "UUUU", 4, 0, 4, MDSTAT_PROGRESS_RUNNING,
+                  MD_SYNC_ACTION_RESYNC, 94, 6272, 64512, 18, 3136 },
+                { "raid6-idle", "raid6", "UUUU", 4, 0, 4, MDSTAT_PROGRESS_NONE },
+                { "raid6-degraded-faulty", "raid6", "U_UU", 3, 1, 4, MDSTAT_PROGRESS_NONE },
+                { "raid6-recover", "raid6", "U_UU", 3, 0, 4, MDSTAT_PROGRESS_RUNNING,
+                  MD_SYNC_ACTION_RECOVER, 102, 6656, 64512, 24, 2218 },
+        };
+        const char *base = getenv("STORPULSE_FIXTURES");
+
+        if (!base)
+                base = "tests/fixtures";
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                _cleanup_(mdstat_freep) Mdstat *m = NULL;
+                _cleanup_free_ char *text = NULL;
+                const MdstatArray *a;
+                char path[PATH_MAX];
+                const char *f = t[i].file;
+                unsigned faulty = 0;
+
+                snprintf(path, sizeof(path), "%s/parsers/mdstat/%s.txt", base, f);
+                is_int(read_full_file_at(-100 /* AT_FDCWD */, path, &text, NULL), 0, "%s: read", f);
+                a = text && mdstat_parse(text, &m) == 0 ? mdstat_find(m, "md0") : NULL;
+                ok(a, "%s: md0 parsed", f);
+                if (!a)
+                        continue;
+                is_str(a->personality, t[i].personality, "%s: personality", f);
+                is_u64(a->blocks_kib, 129024, "%s: blocks", f);
+                is_u64(a->disks_total, 4, "%s: [4/n]", f);
+                is_u64(a->disks_up, t[i].up, "%s: [n/%u]", f, (unsigned) t[i].up);
+                is_str(a->health, t[i].health, "%s: health", f);
+                is_int(a->n_members, t[i].n_members, "%s: members", f);
+                for (size_t j = 0; j < a->n_members; j++)
+                        if (a->members[j].flags & MDSTAT_MEMBER_FLAG(MDSTAT_MEMBER_FAULTY))
+                                faulty++;
+                is_int(faulty, t[i].faulty_members, "%s: (F) members", f);
+                is_int(a->progress.kind, t[i].kind, "%s: progress kind", f);
+                if (t[i].kind != MDSTAT_PROGRESS_RUNNING)
+                        continue;
+                is_int(a->progress.action, t[i].action, "%s: action", f);
+                is_int(a->progress.permille, t[i].permille, "%s: permille", f);
+                is_u64(a->progress.done_kib, t[i].done, "%s: done", f);
+                is_u64(a->progress.total_kib, t[i].total, "%s: total", f);
+                is_u64(a->progress.finish_sec, t[i].finish, "%s: finish", f);
+                is_u64(a->progress.speed_kib_per_sec, t[i].speed, "%s: speed", f);
+        }
+}
+
 static void test_inline_formats(void) {
         _cleanup_(mdstat_freep) Mdstat *m = NULL;
         const MdstatArray *a;
@@ -819,6 +883,7 @@ int main(void) {
         test_captures();
         test_captures2();
         test_captures_delayed_broken();
+        test_captures_raid10_raid6();
         test_inline_formats();
         test_garbage();
         return tap_done();
