@@ -179,6 +179,17 @@ static void test_delta_cases(void) {
         c = (BlockStat){ .n_fields = 11, .read_merges = 4 };
         is_int(blockstat_delta(&p, &c, USEC_PER_SEC, &d), -ESTALE, "merges reset");
 
+        /* The fail-slow member of the VM capture (vm-testbed.md 4a): dm-delay under md2 went from
+         * 54 writes / 12 ms to 108 writes / 5632 ms while its mirror loop0 went 53/13 -> 105/32. */
+        p = (BlockStat){ .n_fields = 17, .write_ios = 54, .write_ticks_ms = 12 };
+        c = (BlockStat){ .n_fields = 17, .write_ios = 108, .write_ticks_ms = 5632 };
+        is_int(blockstat_delta(&p, &c, 5495 * USEC_PER_MSEC, &d), 0, "slow member delta");
+        is_double(d.write_await_ms, 5620.0 / 54.0, 1e-9, "slow member: ~104 ms per write");
+        p = (BlockStat){ .n_fields = 17, .write_ios = 53, .write_ticks_ms = 13 };
+        c = (BlockStat){ .n_fields = 17, .write_ios = 105, .write_ticks_ms = 32 };
+        is_int(blockstat_delta(&p, &c, 5495 * USEC_PER_MSEC, &d), 0, "fast member delta");
+        is_double(d.write_await_ms, 19.0 / 52.0, 1e-9, "fast member: ~0.37 ms per write");
+
         /* Utilisation is clamped (io_ticks may run ahead of the caller's clock). */
         p = (BlockStat){ .n_fields = 11, .io_ticks_ms = 0 };
         c = (BlockStat){ .n_fields = 11, .io_ticks_ms = 1500 };
