@@ -245,7 +245,8 @@ static void md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat) {
                 s->has_progress = true;
                 s->progress = md_sync_completed_ratio(&a->sync_completed);
                 if (s->done_sectors < s->total_sectors)
-                        remaining_bytes = (s->total_sectors - s->done_sectors) * 512;
+                        remaining_bytes =
+                                MIN(s->total_sectors - s->done_sectors, UINT64_MAX / 512) * 512;
         }
         /* /proc/mdstat moves continuously, sync_completed only every ~1/16 of the device. */
         if (p && mdstat_progress_ratio(p) >= 0) {
