@@ -7,15 +7,19 @@ require_verb volumes
 require_verb probe
 run modprobe null_blk nr_devices=0
 mountpoint -q /sys/kernel/config || run mount -t configfs configfs /sys/kernel/config
-cfg=/sys/kernel/config/nullb/nbslow
+# 6.1 names the disk after the configfs directory (older kernels: nullb<index>).
+cfg=/sys/kernel/config/nullb/nullb9
 run mkdir $cfg
-echo 128 >$cfg/size
-echo 1 >$cfg/memory_backed
-echo 10 >$cfg/mbps
-echo 1 >$cfg/power
+echo 128 >$cfg/size || fail "cannot set size"
+echo 1 >$cfg/memory_backed || fail "cannot set memory_backed"
+echo 10 >$cfg/mbps || fail "cannot set mbps"
+echo 1 >$cfg/power || fail "cannot power on"
 udevadm settle --timeout=30
-nb=nullb$(cat $cfg/index)
-[[ -b /dev/$nb ]] || fail "/dev/$nb did not appear"
+nb=
+for n in nullb9 "nullb$(cat $cfg/index)"; do
+        [[ -b /dev/$n ]] && nb=$n && break
+done
+[[ -n $nb ]] || { ls /sys/block; fail "no null_blk disk appeared for $cfg"; }
 check null-blk-listed "the throttled null_blk device is listed" "
 v = vol('$nb')
 eq(v['kind'], 'disk', 'kind')
