@@ -184,6 +184,34 @@ static void test_captured(void) {
         is_str(v ? v->transport : NULL, "virtio", "virtio");
 }
 
+/* LVM raid1 + linear captured from a real kernel; live.json there came from libdevmapper. */
+static void test_captured_lvm(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const Volume *lv;
+
+        inv = scan("captured-lvm-raid1-insync");
+        lv = inventory_get(inv, "dm-4");
+        ok(lv != NULL, "captured lvm: dm-4");
+        if (!lv)
+                return;
+        is_str(lv->vg_name, "vg0", "vg0");
+        is_str(lv->lv_name, "r1", "r1");
+        is_str(lv->level, "raid1", "raid1 from the captured status line");
+        is_int(lv->health, VOLUME_HEALTH_OK, "in sync: ok");
+        ok(lv->n_array_members == 2 && strcmp(lv->array_members[0].state, "in_sync") == 0 &&
+                   strcmp(lv->array_members[1].state, "in_sync") == 0,
+           "both legs in_sync");
+        ok(strv_contains(lv->members, "vda") && strv_contains(lv->members, "vdb"),
+           "members are the PVs below the rimages");
+        for (int i = 0; i < 4; i++) {
+                char n[8];
+                (void) snprintf(n, sizeof(n), "dm-%d", i);
+                ok(inventory_get(inv, n) && inventory_get(inv, n)->hidden, "captured %s hidden", n);
+        }
+        is_str(inventory_get(inv, "dm-5") ? inventory_get(inv, "dm-5")->lv_name : NULL, "lin",
+               "linear LV");
+}
+
 static void test_md_other(void) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         const Volume *md;
@@ -530,6 +558,7 @@ int main(void) {
         test_md_raid1();
         test_md_other();
         test_captured();
+        test_captured_lvm();
         test_lvm();
         test_disks();
         test_hotplug_and_garbage();
