@@ -21,6 +21,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "string-table.h"
 #include "controller.h"
 
 #define CLI1(a)                                                                                    \
@@ -251,29 +252,8 @@ static const char *const device_role_table[_CONTROLLER_DEVICE_ROLE_MAX] = {
         [CONTROLLER_DEVICE_UNKNOWN] = "unknown",
 };
 
-static const char *table_to_string(const char *const *t, size_t n, int i) {
-        return i >= 0 && (size_t) i < n ? t[i] : NULL;
-}
-
-static int table_from_string(const char *const *t, size_t n, const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (t[i] && strcmp(t[i], s) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
-
-#define DEFINE_STRING_TABLE(name, type, t)                                                         \
-        const char *name##_to_string(type x) {                                                     \
-                return table_to_string(t, ELEMENTSOF(t), x);                                       \
-        }                                                                                          \
-        type name##_from_string(const char *s) {                                                   \
-                return (type) table_from_string(t, ELEMENTSOF(t), s);                              \
-        }
-
-DEFINE_STRING_TABLE(controller_vendor, ControllerVendor, vendor_table)
-DEFINE_STRING_TABLE(controller_cli, ControllerCli, cli_table)
-DEFINE_STRING_TABLE(controller_kind, ControllerKind, kind_table)
-DEFINE_STRING_TABLE(controller_volume_rule, ControllerVolumeRule, volume_rule_table)
-DEFINE_STRING_TABLE(controller_device_role, ControllerDeviceRole, device_role_table)
+DEFINE_STRING_TABLE_LOOKUP(controller_vendor, ControllerVendor, vendor_table)
+DEFINE_STRING_TABLE_LOOKUP(controller_cli, ControllerCli, cli_table)
+DEFINE_STRING_TABLE_LOOKUP(controller_kind, ControllerKind, kind_table)
+DEFINE_STRING_TABLE_LOOKUP(controller_volume_rule, ControllerVolumeRule, volume_rule_table)
+DEFINE_STRING_TABLE_LOOKUP(controller_device_role, ControllerDeviceRole, device_role_table)

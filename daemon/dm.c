@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "string-table.h"
 #include "dm.h"
 #include "parse-util.h"
 
@@ -59,21 +60,12 @@ static const char *const dm_raid_health_table[_DM_RAID_HEALTH_MAX] = {
         [DM_RAID_HEALTH_ABSENT] = "absent",
 };
 
-static int table_lookup(const char *const *table, size_t n, const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (table[i] && strcmp(table[i], s) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
-
 const char *dm_target_type_to_string(DmTargetType t) {
         return t >= 0 && t < _DM_TARGET_TYPE_MAX ? dm_target_type_table[t] : NULL;
 }
 
 DmTargetType dm_target_type_from_string(const char *s) {
-        return (DmTargetType) table_lookup(dm_target_type_table, _DM_TARGET_TYPE_MAX, s);
+        return (DmTargetType) string_table_lookup(dm_target_type_table, _DM_TARGET_TYPE_MAX, s);
 }
 
 const char *dm_raid_sync_action_to_string(DmRaidSyncAction a) {
@@ -81,8 +73,8 @@ const char *dm_raid_sync_action_to_string(DmRaidSyncAction a) {
 }
 
 DmRaidSyncAction dm_raid_sync_action_from_string(const char *s) {
-        return (DmRaidSyncAction) table_lookup(dm_raid_sync_action_table, _DM_RAID_SYNC_ACTION_MAX,
-                                               s);
+        return (DmRaidSyncAction) string_table_lookup(dm_raid_sync_action_table,
+                                                      _DM_RAID_SYNC_ACTION_MAX, s);
 }
 
 const char *dm_raid_health_to_string(DmRaidHealth h) {
@@ -90,7 +82,7 @@ const char *dm_raid_health_to_string(DmRaidHealth h) {
 }
 
 DmRaidHealth dm_raid_health_from_string(const char *s) {
-        return (DmRaidHealth) table_lookup(dm_raid_health_table, _DM_RAID_HEALTH_MAX, s);
+        return (DmRaidHealth) string_table_lookup(dm_raid_health_table, _DM_RAID_HEALTH_MAX, s);
 }
 
 DmRaidHealth dm_raid_health_from_char(char c) {

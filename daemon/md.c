@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "string-table.h"
 #include "fileio.h"
 #include "md.h"
 #include "parse-util.h"
@@ -80,21 +81,12 @@ static const char *const md_member_state_table[_MD_MEMBER_STATE_MAX] = {
         [MD_MEMBER_STATE_UNKNOWN] = "unknown",
 };
 
-static int table_lookup(const char *const *table, size_t n, const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (table[i] && strcmp(table[i], s) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
-
 #define DEFINE_TABLE_FUNCS(name, type, table, max)                                                 \
         const char *name##_to_string(type x) {                                                     \
                 return x >= 0 && x < (max) ? table[x] : NULL;                                      \
         }                                                                                          \
         type name##_from_string(const char *s) {                                                   \
-                return (type) table_lookup(table, (max), s);                                       \
+                return (type) string_table_lookup(table, (max), s);                                \
         }
 
 DEFINE_TABLE_FUNCS(md_level, MdLevel, md_level_table, _MD_LEVEL_MAX)
@@ -112,7 +104,7 @@ const char *md_member_state_to_string(MdMemberState s) {
 MdMemberState md_member_state_from_string(const char *s) {
         if (s && strcmp(s, "writemostly") == 0) /* md.rst's spelling, accepted on write */
                 return MD_MEMBER_STATE_WRITE_MOSTLY;
-        return (MdMemberState) table_lookup(md_member_state_table, _MD_MEMBER_STATE_MAX, s);
+        return (MdMemberState) string_table_lookup(md_member_state_table, _MD_MEMBER_STATE_MAX, s);
 }
 
 /* Copy s without surrounding whitespace into buf (size n). -EINVAL if empty, -E2BIG if too long. */
@@ -159,7 +151,7 @@ static int parse_word(const char *s, const char *const *table, size_t n, int unk
                 return r;
         if (!is_word(buf))
                 return -EINVAL;
-        r = table_lookup(table, n, buf);
+        r = string_table_lookup(table, n, buf);
         if (r < 0 || r == unknown_value) /* "unknown" itself is not a kernel word */
                 return unknown_value;
         return r;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "string-table.h"
 #include "mdstat.h"
 #include "parse-util.h"
 
@@ -32,22 +33,13 @@ static const char *const mdstat_progress_kind_table[_MDSTAT_PROGRESS_KIND_MAX] =
         [MDSTAT_PROGRESS_OTHER] = "other",
 };
 
-static int table_lookup(const char *const *table, size_t n, const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (table[i] && strcmp(table[i], s) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
-
 const char *mdstat_member_flag_to_string(MdstatMemberFlag f) {
         return f >= 0 && f < _MDSTAT_MEMBER_FLAG_MAX ? mdstat_member_flag_table[f] : NULL;
 }
 
 MdstatMemberFlag mdstat_member_flag_from_string(const char *s) {
-        return (MdstatMemberFlag) table_lookup(mdstat_member_flag_table, _MDSTAT_MEMBER_FLAG_MAX,
-                                               s);
+        return (MdstatMemberFlag) string_table_lookup(mdstat_member_flag_table,
+                                                      _MDSTAT_MEMBER_FLAG_MAX, s);
 }
 
 const char *mdstat_progress_kind_to_string(MdstatProgressKind k) {
@@ -55,8 +47,8 @@ const char *mdstat_progress_kind_to_string(MdstatProgressKind k) {
 }
 
 MdstatProgressKind mdstat_progress_kind_from_string(const char *s) {
-        return (MdstatProgressKind) table_lookup(mdstat_progress_kind_table,
-                                                 _MDSTAT_PROGRESS_KIND_MAX, s);
+        return (MdstatProgressKind) string_table_lookup(mdstat_progress_kind_table,
+                                                        _MDSTAT_PROGRESS_KIND_MAX, s);
 }
 
 static const char *skip_space(const char *p) {

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "string-table.h"
 #include "rebuild.h"
 
 static const char *const rebuild_operation_table[_REBUILD_OP_MAX] = {
@@ -67,34 +68,11 @@ static const char *const rebuild_phase_table[_REBUILD_PHASE_MAX] = {
         [REBUILD_PHASE_INTERRUPTED] = "interrupted",
 };
 
-static const char *table_to_string(const char *const *table, size_t n, int i) {
-        if (i < 0 || (size_t) i >= n)
-                return NULL;
-        return table[i];
-}
-
-static int table_from_string(const char *const *table, size_t n, const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (table[i] && strcmp(table[i], s) == 0)
-                        return (int) i;
-        return -EINVAL;
-}
-
-#define DEFINE_STRING_TABLE(name, type, table)                                                     \
-        const char *name##_to_string(type x) {                                                     \
-                return table_to_string(table, ELEMENTSOF(table), (int) x);                         \
-        }                                                                                          \
-        type name##_from_string(const char *s) {                                                   \
-                return (type) table_from_string(table, ELEMENTSOF(table), s);                      \
-        }
-
-DEFINE_STRING_TABLE(rebuild_operation, RebuildOperation, rebuild_operation_table)
-DEFINE_STRING_TABLE(rebuild_event_type, RebuildEventType, rebuild_event_type_table)
-DEFINE_STRING_TABLE(rebuild_severity, RebuildSeverity, rebuild_severity_table)
-DEFINE_STRING_TABLE(rebuild_reason, RebuildReason, rebuild_reason_table)
-DEFINE_STRING_TABLE(rebuild_phase, RebuildPhase, rebuild_phase_table)
+DEFINE_STRING_TABLE_LOOKUP(rebuild_operation, RebuildOperation, rebuild_operation_table)
+DEFINE_STRING_TABLE_LOOKUP(rebuild_event_type, RebuildEventType, rebuild_event_type_table)
+DEFINE_STRING_TABLE_LOOKUP(rebuild_severity, RebuildSeverity, rebuild_severity_table)
+DEFINE_STRING_TABLE_LOOKUP(rebuild_reason, RebuildReason, rebuild_reason_table)
+DEFINE_STRING_TABLE_LOOKUP(rebuild_phase, RebuildPhase, rebuild_phase_table)
 
 int rebuild_severity_to_priority(RebuildSeverity s) {
         switch (s) {

@@ -9,7 +9,7 @@ import sys
 
 LAYERS = {
     # L0 base
-    "macro.h": 0, "log.h": 0, "time-util.h": 0, "parse-util.h": 0, "fileio.h": 0,
+    "macro.h": 0, "string-table.h": 0, "log.h": 0, "time-util.h": 0, "parse-util.h": 0, "fileio.h": 0,
     "sysfs.h": 0,
     # L1 models (pure parsers)
     "md.h": 1, "mdstat.h": 1, "dm.h": 1, "blockstat.h": 1, "controller.h": 1,
