@@ -60,30 +60,11 @@ static const char *const dm_raid_health_table[_DM_RAID_HEALTH_MAX] = {
         [DM_RAID_HEALTH_ABSENT] = "absent",
 };
 
-const char *dm_target_type_to_string(DmTargetType t) {
-        return t >= 0 && t < _DM_TARGET_TYPE_MAX ? dm_target_type_table[t] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP(dm_target_type, DmTargetType, dm_target_type_table)
 
-DmTargetType dm_target_type_from_string(const char *s) {
-        return (DmTargetType) string_table_lookup(dm_target_type_table, _DM_TARGET_TYPE_MAX, s);
-}
+DEFINE_STRING_TABLE_LOOKUP(dm_raid_sync_action, DmRaidSyncAction, dm_raid_sync_action_table)
 
-const char *dm_raid_sync_action_to_string(DmRaidSyncAction a) {
-        return a >= 0 && a < _DM_RAID_SYNC_ACTION_MAX ? dm_raid_sync_action_table[a] : NULL;
-}
-
-DmRaidSyncAction dm_raid_sync_action_from_string(const char *s) {
-        return (DmRaidSyncAction) string_table_lookup(dm_raid_sync_action_table,
-                                                      _DM_RAID_SYNC_ACTION_MAX, s);
-}
-
-const char *dm_raid_health_to_string(DmRaidHealth h) {
-        return h >= 0 && h < _DM_RAID_HEALTH_MAX ? dm_raid_health_table[h] : NULL;
-}
-
-DmRaidHealth dm_raid_health_from_string(const char *s) {
-        return (DmRaidHealth) string_table_lookup(dm_raid_health_table, _DM_RAID_HEALTH_MAX, s);
-}
+DEFINE_STRING_TABLE_LOOKUP(dm_raid_health, DmRaidHealth, dm_raid_health_table)
 
 DmRaidHealth dm_raid_health_from_char(char c) {
         switch (c) {

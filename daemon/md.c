@@ -81,21 +81,12 @@ static const char *const md_member_state_table[_MD_MEMBER_STATE_MAX] = {
         [MD_MEMBER_STATE_UNKNOWN] = "unknown",
 };
 
-#define DEFINE_TABLE_FUNCS(name, type, table, max)                                                 \
-        const char *name##_to_string(type x) {                                                     \
-                return x >= 0 && x < (max) ? table[x] : NULL;                                      \
-        }                                                                                          \
-        type name##_from_string(const char *s) {                                                   \
-                return (type) string_table_lookup(table, (max), s);                                \
-        }
-
-DEFINE_TABLE_FUNCS(md_level, MdLevel, md_level_table, _MD_LEVEL_MAX)
-DEFINE_TABLE_FUNCS(md_array_state, MdArrayState, md_array_state_table, _MD_ARRAY_STATE_MAX)
-DEFINE_TABLE_FUNCS(md_sync_action, MdSyncAction, md_sync_action_table, _MD_SYNC_ACTION_MAX)
-DEFINE_TABLE_FUNCS(md_sync_completed_kind, MdSyncCompletedKind, md_sync_completed_kind_table,
-                   _MD_SYNC_COMPLETED_KIND_MAX)
-DEFINE_TABLE_FUNCS(md_speed_limit_source, MdSpeedLimitSource, md_speed_limit_source_table,
-                   _MD_SPEED_LIMIT_SOURCE_MAX)
+DEFINE_STRING_TABLE_LOOKUP(md_level, MdLevel, md_level_table)
+DEFINE_STRING_TABLE_LOOKUP(md_array_state, MdArrayState, md_array_state_table)
+DEFINE_STRING_TABLE_LOOKUP(md_sync_action, MdSyncAction, md_sync_action_table)
+DEFINE_STRING_TABLE_LOOKUP(md_sync_completed_kind, MdSyncCompletedKind,
+                           md_sync_completed_kind_table)
+DEFINE_STRING_TABLE_LOOKUP(md_speed_limit_source, MdSpeedLimitSource, md_speed_limit_source_table)
 
 const char *md_member_state_to_string(MdMemberState s) {
         return s >= 0 && s < _MD_MEMBER_STATE_MAX ? md_member_state_table[s] : NULL;

@@ -33,23 +33,9 @@ static const char *const mdstat_progress_kind_table[_MDSTAT_PROGRESS_KIND_MAX] =
         [MDSTAT_PROGRESS_OTHER] = "other",
 };
 
-const char *mdstat_member_flag_to_string(MdstatMemberFlag f) {
-        return f >= 0 && f < _MDSTAT_MEMBER_FLAG_MAX ? mdstat_member_flag_table[f] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP(mdstat_member_flag, MdstatMemberFlag, mdstat_member_flag_table)
 
-MdstatMemberFlag mdstat_member_flag_from_string(const char *s) {
-        return (MdstatMemberFlag) string_table_lookup(mdstat_member_flag_table,
-                                                      _MDSTAT_MEMBER_FLAG_MAX, s);
-}
-
-const char *mdstat_progress_kind_to_string(MdstatProgressKind k) {
-        return k >= 0 && k < _MDSTAT_PROGRESS_KIND_MAX ? mdstat_progress_kind_table[k] : NULL;
-}
-
-MdstatProgressKind mdstat_progress_kind_from_string(const char *s) {
-        return (MdstatProgressKind) string_table_lookup(mdstat_progress_kind_table,
-                                                        _MDSTAT_PROGRESS_KIND_MAX, s);
-}
+DEFINE_STRING_TABLE_LOOKUP(mdstat_progress_kind, MdstatProgressKind, mdstat_progress_kind_table)
 
 static const char *skip_space(const char *p) {
         while (*p == ' ' || *p == '\t')

@@ -36,24 +36,9 @@ static const char *const probe_param_table[_PROBE_PARAM_MAX] = {
         [PROBE_PARAM_TIMEOUT] = "timeout",
 };
 
-const char *probe_state_to_string(ProbeState s) {
-        return s >= 0 && s < _PROBE_STATE_MAX ? probe_state_table[s] : NULL;
-}
-ProbeState probe_state_from_string(const char *s) {
-        return string_table_lookup(probe_state_table, _PROBE_STATE_MAX, s);
-}
-const char *probe_phase_to_string(ProbePhase p) {
-        return p >= 0 && p < _PROBE_PHASE_MAX ? probe_phase_table[p] : NULL;
-}
-ProbePhase probe_phase_from_string(const char *s) {
-        return string_table_lookup(probe_phase_table, _PROBE_PHASE_MAX, s);
-}
-const char *probe_param_to_string(ProbeParam p) {
-        return p >= 0 && p < _PROBE_PARAM_MAX ? probe_param_table[p] : NULL;
-}
-ProbeParam probe_param_from_string(const char *s) {
-        return string_table_lookup(probe_param_table, _PROBE_PARAM_MAX, s);
-}
+DEFINE_STRING_TABLE_LOOKUP(probe_state, ProbeState, probe_state_table)
+DEFINE_STRING_TABLE_LOOKUP(probe_phase, ProbePhase, probe_phase_table)
+DEFINE_STRING_TABLE_LOOKUP(probe_param, ProbeParam, probe_param_table)
 
 static int bad(ProbeParam which, int error, ProbeParam *ret_bad) {
         if (ret_bad)
