@@ -184,6 +184,16 @@ sums() {
         done
 }
 
+# writes_each DEV...: one "name writes-completed" line per DEV.
+writes_each() {
+        local d f
+        for d in "$@"; do
+                d=$(basename "$(readlink -f "$d")")
+                read -r _ _ _ _ f _ <"/sys/block/$d/stat" || fail "no stat for $d"
+                echo "$d $f"
+        done
+}
+
 # writes DEV...: the sum of "writes completed" (field 5 of /sys/block/X/stat) over DEVs.
 writes() {
         local d n=0 f
