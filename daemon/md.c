@@ -386,20 +386,17 @@ int md_parse_member_state(const char *s, unsigned *ret_flags) {
 }
 
 int md_parse_slot(const char *s, int *ret) {
-        char buf[32];
         uint64_t v;
         int r;
 
-        r = strip_copy(s, buf, sizeof(buf));
+        /* Same words as any "N or none" attribute; only the range differs. */
+        r = md_parse_u64_or_none(s, &v);
         if (r < 0)
-                return r == -E2BIG ? -EINVAL : r;
-        if (strcmp(buf, "none") == 0) {
+                return r;
+        if (v == MD_UNSET) {
                 *ret = MD_SLOT_NONE;
                 return 0;
         }
-        r = parse_u64_strict(buf, &v);
-        if (r < 0)
-                return r;
         if (v > INT32_MAX)
                 return -ERANGE;
         *ret = (int) v;
