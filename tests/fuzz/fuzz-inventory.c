@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dm-status.h"
-#include "fileio.h"
-#include "inventory.h"
+#include "sources/dm-status.h"
+#include "basic/fileio.h"
+#include "core/inventory.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "controller-cli.h"
+#include "model/controller-cli.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

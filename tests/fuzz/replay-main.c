@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fileio.h"
+#include "basic/fileio.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blockstat.h"
-#include "fileio.h"
-#include "macro.h"
+#include "model/blockstat.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 static int load(const char *name, BlockStat *ret) {

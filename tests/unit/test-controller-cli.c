@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "controller-cli.h"
-#include "fileio.h"
-#include "macro.h"
+#include "sources/controller-cli-run.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 #define GIB 1073741824.0

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-#include "controller.h"
-#include "macro.h"
+#include "model/controller.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 static void test_lookup_table(void) {

@@ -12,9 +12,9 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "fileio.h"
-#include "macro.h"
+#include "ctl/ctl.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 static char dir[] = "/var/tmp/test-ctl-probe-XXXXXX";

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "fileio.h"
-#include "macro.h"
+#include "ctl/ctl.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 /* Run the verb with stdout redirected into a temp file; returns its exit code, *ret the text. */

@@ -19,9 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctl.h"
-#include "fileio.h"
-#include "macro.h"
+#include "ctl/ctl.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 static char root[] = "/tmp/test-ctl-watch-XXXXXX";

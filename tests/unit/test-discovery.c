@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "discovery.h"
-#include "inventory.h"
+#include "core/discovery.h"
+#include "core/inventory.h"
 #include "tap.h"
 
 static unsigned fed, fed_bad;

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dm.h"
-#include "fileio.h"
-#include "macro.h"
+#include "model/dm.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 static char *fixture(const char *name) {

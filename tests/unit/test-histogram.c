@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "histogram.h"
-#include "macro.h"
+#include "model/histogram.h"
+#include "basic/macro.h"
 #include "tap.h"
 
 /* The bound the header documents; everything below is checked against it, and it against 1%. */

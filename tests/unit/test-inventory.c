@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dm-status.h"
-#include "fileio.h"
-#include "inventory.h"
-#include "macro.h"
-#include "md.h"
-#include "sysfs.h"
+#include "sources/dm-status.h"
+#include "basic/fileio.h"
+#include "core/inventory.h"
+#include "basic/macro.h"
+#include "model/md.h"
+#include "basic/sysfs.h"
 #include "tap.h"
 
 static const char *fixtures(void) {

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "macro.h"
-#include "md-watch.h"
-#include "sysfs.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
+#include "sources/md-watch.h"
+#include "basic/sysfs.h"
 #include "tap.h"
 
 static char log_buf[4096];

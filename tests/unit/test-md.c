@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "macro.h"
-#include "md.h"
+#include "basic/macro.h"
+#include "model/md.h"
 #include "tap.h"
 
 #define FLAG(x) MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_##x)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "macro.h"
-#include "mdstat.h"
+#include "basic/fileio.h"
+#include "basic/macro.h"
+#include "model/mdstat.h"
 #include "tap.h"
 
 #define MF(x) MDSTAT_MEMBER_FLAG(MDSTAT_MEMBER_##x)

@@ -3,7 +3,7 @@
 #include <locale.h>
 #include <stdint.h>
 
-#include "parse-util.h"
+#include "basic/parse-util.h"
 #include "tap.h"
 
 static void test_atou64(void) {

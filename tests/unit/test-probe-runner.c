@@ -12,8 +12,8 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "probe-engine.h"
-#include "probe-runner.h"
+#include "probe/probe-engine.h"
+#include "probe/probe-runner.h"
 #include "tap.h"
 
 static int write_random_file(const char *path, size_t size) {

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "probe-target.h"
+#include "probe/probe-target.h"
 #include "tap.h"
 
 static int write_random_file(const char *path, size_t size, mode_t mode) {

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "probe.h"
+#include "probe/probe.h"
 #include "tap.h"
 
 #define MiB (UINT64_C(1) << 20)

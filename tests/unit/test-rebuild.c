@@ -8,7 +8,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "rebuild.h"
+#include "analysis/rebuild.h"
 #include "tap.h"
 
 #define U  (-1) /* unknown */

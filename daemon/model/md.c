@@ -1,0 +1,696 @@
+/* SPDX-License-Identifier: MIT */
+/* md array model: string tables, pure per-attribute parsers and the one sysfs loader.
+ *
+ * Every attribute of /sys/block/mdX/md is interpreted by a pure function over its text, so the
+ * tables in tests/unit/test-md.c cover the interpretation completely; md_array_load() only opens
+ * and reads files relative to the directory fd it is given and hands the text to those functions.
+ *
+ * Invariant: one bad or missing attribute never fails the array. The kernel adds words over time
+ * (`broken` in array_state, `reshape`/`frozen` in sync_action, `delayed` in sync_completed, new
+ * member states); an unknown word becomes the enum's _UNKNOWN value with the raw text kept, and
+ * unreadable or malformed text leaves the field unset. Only running out of memory or being unable
+ * to list the directory fails a load. */
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/string-table.h"
+#include "basic/fileio.h"
+#include "model/md.h"
+#include "basic/parse-util.h"
+
+static const char *const md_level_table[_MD_LEVEL_MAX] = {
+        [MD_LEVEL_LINEAR] = "linear",   [MD_LEVEL_RAID0] = "raid0",
+        [MD_LEVEL_RAID1] = "raid1",     [MD_LEVEL_RAID4] = "raid4",
+        [MD_LEVEL_RAID5] = "raid5",     [MD_LEVEL_RAID6] = "raid6",
+        [MD_LEVEL_RAID10] = "raid10",   [MD_LEVEL_MULTIPATH] = "multipath",
+        [MD_LEVEL_FAULTY] = "faulty",   [MD_LEVEL_CONTAINER] = "container",
+        [MD_LEVEL_UNKNOWN] = "unknown",
+};
+
+static const char *const md_array_state_table[_MD_ARRAY_STATE_MAX] = {
+        [MD_ARRAY_STATE_CLEAR] = "clear",
+        [MD_ARRAY_STATE_INACTIVE] = "inactive",
+        [MD_ARRAY_STATE_SUSPENDED] = "suspended",
+        [MD_ARRAY_STATE_READONLY] = "readonly",
+        [MD_ARRAY_STATE_READ_AUTO] = "read-auto",
+        [MD_ARRAY_STATE_CLEAN] = "clean",
+        [MD_ARRAY_STATE_ACTIVE] = "active",
+        [MD_ARRAY_STATE_WRITE_PENDING] = "write-pending",
+        [MD_ARRAY_STATE_ACTIVE_IDLE] = "active-idle",
+        [MD_ARRAY_STATE_BROKEN] = "broken",
+        [MD_ARRAY_STATE_UNKNOWN] = "unknown",
+};
+
+static const char *const md_sync_action_table[_MD_SYNC_ACTION_MAX] = {
+        [MD_SYNC_ACTION_RESYNC] = "resync",   [MD_SYNC_ACTION_RECOVER] = "recover",
+        [MD_SYNC_ACTION_CHECK] = "check",     [MD_SYNC_ACTION_REPAIR] = "repair",
+        [MD_SYNC_ACTION_RESHAPE] = "reshape", [MD_SYNC_ACTION_FROZEN] = "frozen",
+        [MD_SYNC_ACTION_IDLE] = "idle",       [MD_SYNC_ACTION_UNKNOWN] = "unknown",
+};
+
+static const char *const md_sync_completed_kind_table[_MD_SYNC_COMPLETED_KIND_MAX] = {
+        [MD_SYNC_COMPLETED_NONE] = "none",
+        [MD_SYNC_COMPLETED_DELAYED] = "delayed",
+        [MD_SYNC_COMPLETED_PROGRESS] = "progress",
+        [MD_SYNC_COMPLETED_UNKNOWN] = "unknown",
+};
+
+static const char *const md_speed_limit_source_table[_MD_SPEED_LIMIT_SOURCE_MAX] = {
+        [MD_SPEED_LIMIT_SYSTEM] = "system",
+        [MD_SPEED_LIMIT_LOCAL] = "local",
+};
+
+static const char *const md_member_state_table[_MD_MEMBER_STATE_MAX] = {
+        [MD_MEMBER_STATE_FAULTY] = "faulty",
+        [MD_MEMBER_STATE_IN_SYNC] = "in_sync",
+        [MD_MEMBER_STATE_JOURNAL] = "journal",
+        [MD_MEMBER_STATE_WRITE_MOSTLY] = "write_mostly",
+        [MD_MEMBER_STATE_BLOCKED] = "blocked",
+        [MD_MEMBER_STATE_SPARE] = "spare",
+        [MD_MEMBER_STATE_WRITE_ERROR] = "write_error",
+        [MD_MEMBER_STATE_WANT_REPLACEMENT] = "want_replacement",
+        [MD_MEMBER_STATE_REPLACEMENT] = "replacement",
+        [MD_MEMBER_STATE_EXTERNAL_BBL] = "external_bbl",
+        [MD_MEMBER_STATE_FAILFAST] = "failfast",
+        [MD_MEMBER_STATE_UNKNOWN] = "unknown",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(md_level, MdLevel, md_level_table)
+DEFINE_STRING_TABLE_LOOKUP(md_array_state, MdArrayState, md_array_state_table)
+DEFINE_STRING_TABLE_LOOKUP(md_sync_action, MdSyncAction, md_sync_action_table)
+DEFINE_STRING_TABLE_LOOKUP(md_sync_completed_kind, MdSyncCompletedKind,
+                           md_sync_completed_kind_table)
+DEFINE_STRING_TABLE_LOOKUP(md_speed_limit_source, MdSpeedLimitSource, md_speed_limit_source_table)
+
+const char *md_member_state_to_string(MdMemberState s) {
+        return s >= 0 && s < _MD_MEMBER_STATE_MAX ? md_member_state_table[s] : NULL;
+}
+
+MdMemberState md_member_state_from_string(const char *s) {
+        if (s && strcmp(s, "writemostly") == 0) /* md.rst's spelling, accepted on write */
+                return MD_MEMBER_STATE_WRITE_MOSTLY;
+        return (MdMemberState) string_table_lookup(md_member_state_table, _MD_MEMBER_STATE_MAX, s);
+}
+
+/* Copy s without surrounding whitespace into buf (size n). -EINVAL if empty, -E2BIG if too long. */
+static int strip_copy(const char *s, char *buf, size_t n) {
+        const char *e;
+        size_t l;
+
+        if (!s)
+                return -EINVAL;
+        while (isspace((unsigned char) *s))
+                s++;
+        e = s + strlen(s);
+        while (e > s && isspace((unsigned char) e[-1]))
+                e--;
+        l = (size_t) (e - s);
+        if (l == 0)
+                return -EINVAL;
+        if (l >= n)
+                return -E2BIG;
+        memcpy(buf, s, l);
+        buf[l] = 0;
+        return 0;
+}
+
+/* A word: non-empty, printable, no whitespace. */
+static bool is_word(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if (!isgraph((unsigned char) *s))
+                        return false;
+        return true;
+}
+
+/* Parse a single word attribute: known word -> its value, other word -> unknown_value. */
+static int parse_word(const char *s, const char *const *table, size_t n, int unknown_value) {
+        char buf[64];
+        int r;
+
+        r = strip_copy(s, buf, sizeof(buf));
+        if (r == -E2BIG)
+                return unknown_value; /* a very long word is still a word */
+        if (r < 0)
+                return r;
+        if (!is_word(buf))
+                return -EINVAL;
+        r = string_table_lookup(table, n, buf);
+        if (r < 0 || r == unknown_value) /* "unknown" itself is not a kernel word */
+                return unknown_value;
+        return r;
+}
+
+/* md.c level_show() prints the personality name, or while an array is being assembled the level
+ * as a number (md.h: LEVEL_LINEAR -1, LEVEL_MULTIPATH -4, LEVEL_FAULTY -5). */
+static MdLevel md_level_from_number(int n) {
+        switch (n) {
+        case -1:
+                return MD_LEVEL_LINEAR;
+        case 0:
+                return MD_LEVEL_RAID0;
+        case 1:
+                return MD_LEVEL_RAID1;
+        case 4:
+                return MD_LEVEL_RAID4;
+        case 5:
+                return MD_LEVEL_RAID5;
+        case 6:
+                return MD_LEVEL_RAID6;
+        case 10:
+                return MD_LEVEL_RAID10;
+        case -4:
+                return MD_LEVEL_MULTIPATH;
+        case -5:
+                return MD_LEVEL_FAULTY;
+        }
+        return MD_LEVEL_UNKNOWN;
+}
+
+int md_parse_level(const char *s, MdLevel *ret) {
+        int n, r;
+
+        r = parse_word(s, md_level_table, _MD_LEVEL_MAX, MD_LEVEL_UNKNOWN);
+        if (r < 0)
+                return r;
+        if (r == MD_LEVEL_UNKNOWN && safe_atoi(s, &n) == 0)
+                r = md_level_from_number(n);
+        *ret = (MdLevel) r;
+        return 0;
+}
+
+int md_parse_array_state(const char *s, MdArrayState *ret) {
+        int r = parse_word(s, md_array_state_table, _MD_ARRAY_STATE_MAX, MD_ARRAY_STATE_UNKNOWN);
+        if (r < 0)
+                return r;
+        *ret = (MdArrayState) r;
+        return 0;
+}
+
+int md_parse_sync_action(const char *s, MdSyncAction *ret) {
+        int r = parse_word(s, md_sync_action_table, _MD_SYNC_ACTION_MAX, MD_SYNC_ACTION_UNKNOWN);
+        if (r < 0)
+                return r;
+        *ret = (MdSyncAction) r;
+        return 0;
+}
+
+/* Split "A SEP B" where SEP is a single character with optional whitespace around it; both parts
+ * are copied into a and b. */
+static int split2(const char *s, char sep, char *a, size_t na, char *b, size_t nb) {
+        char buf[128];
+        char *p;
+        int r;
+
+        r = strip_copy(s, buf, sizeof(buf));
+        if (r < 0)
+                return r == -E2BIG ? -EINVAL : r;
+        p = strchr(buf, sep);
+        if (!p)
+                return -EINVAL;
+        *p = 0;
+        r = strip_copy(buf, a, na);
+        if (r < 0)
+                return -EINVAL;
+        r = strip_copy(p + 1, b, nb);
+        if (r < 0)
+                return -EINVAL;
+        return 0;
+}
+
+/* Strict decimal: digits only (safe_atou64 also accepts whitespace, which we stripped already). */
+static int parse_u64_strict(const char *s, uint64_t *ret) {
+        if (!*s)
+                return -EINVAL;
+        for (const char *p = s; *p; p++)
+                if (!isdigit((unsigned char) *p))
+                        return -EINVAL;
+        return safe_atou64(s, ret);
+}
+
+int md_parse_sync_completed(const char *s, MdSyncCompleted *ret) {
+        char a[64], b[64], buf[64];
+        uint64_t done, total;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        if (strchr(s, '/')) {
+                r = split2(s, '/', a, sizeof(a), b, sizeof(b));
+                if (r < 0)
+                        return r;
+                r = parse_u64_strict(a, &done);
+                if (r < 0)
+                        return r;
+                r = parse_u64_strict(b, &total);
+                if (r < 0)
+                        return r;
+                *ret = (MdSyncCompleted){
+                        .kind = MD_SYNC_COMPLETED_PROGRESS,
+                        .done_sectors = done,
+                        .total_sectors = total,
+                };
+                return 0;
+        }
+        r = strip_copy(s, buf, sizeof(buf));
+        if (r == -E2BIG)
+                r = 0, strcpy(buf, "?");
+        if (r < 0)
+                return r;
+        if (!is_word(buf))
+                return -EINVAL;
+        if (strcmp(buf, "none") == 0)
+                *ret = (MdSyncCompleted){ .kind = MD_SYNC_COMPLETED_NONE };
+        else if (strcmp(buf, "delayed") == 0)
+                *ret = (MdSyncCompleted){ .kind = MD_SYNC_COMPLETED_DELAYED };
+        else if (isdigit((unsigned char) buf[0]))
+                return -EINVAL; /* a lone number is not a kernel format */
+        else
+                *ret = (MdSyncCompleted){ .kind = MD_SYNC_COMPLETED_UNKNOWN };
+        return 0;
+}
+
+double md_sync_completed_ratio(const MdSyncCompleted *c) {
+        double v;
+
+        if (!c || c->kind != MD_SYNC_COMPLETED_PROGRESS || c->total_sectors == 0)
+                return -1.0;
+        v = (double) c->done_sectors / (double) c->total_sectors;
+        return CLAMP(v, 0.0, 1.0);
+}
+
+int md_parse_speed_limit(const char *s, MdSpeedLimit *ret) {
+        char buf[64], num[32], *p, *q;
+        MdSpeedLimitSource src = _MD_SPEED_LIMIT_SOURCE_INVALID;
+        uint64_t v;
+        int r;
+
+        r = strip_copy(s, buf, sizeof(buf));
+        if (r < 0)
+                return r == -E2BIG ? -EINVAL : r;
+        p = strchr(buf, '(');
+        if (p) {
+                q = strchr(p, ')');
+                if (!q || q[1] != 0)
+                        return -EINVAL;
+                *q = 0;
+                src = md_speed_limit_source_from_string(p + 1);
+                if (src < 0)
+                        return -EINVAL;
+                *p = 0;
+        }
+        r = strip_copy(buf, num, sizeof(num));
+        if (r < 0)
+                return -EINVAL;
+        r = parse_u64_strict(num, &v);
+        if (r < 0)
+                return r;
+        *ret = (MdSpeedLimit){ .kib_per_sec = v, .source = src };
+        return 0;
+}
+
+int md_parse_new_old(const char *s, uint64_t *ret_new, uint64_t *ret_old) {
+        char buf[64], a[32], b[32], *p, *q;
+        uint64_t n, o;
+        int r;
+
+        r = strip_copy(s, buf, sizeof(buf));
+        if (r < 0)
+                return r == -E2BIG ? -EINVAL : r;
+        p = strchr(buf, '(');
+        if (!p) {
+                r = parse_u64_strict(buf, &n);
+                if (r < 0)
+                        return r;
+                *ret_new = *ret_old = n;
+                return 0;
+        }
+        q = strchr(p, ')');
+        if (!q || q[1] != 0)
+                return -EINVAL;
+        *q = 0;
+        *p = 0;
+        if (strip_copy(buf, a, sizeof(a)) < 0 || strip_copy(p + 1, b, sizeof(b)) < 0)
+                return -EINVAL;
+        r = parse_u64_strict(a, &n);
+        if (r < 0)
+                return r;
+        r = parse_u64_strict(b, &o);
+        if (r < 0)
+                return r;
+        *ret_new = n;
+        *ret_old = o;
+        return 0;
+}
+
+int md_parse_member_state(const char *s, unsigned *ret_flags) {
+        char buf[512], *p;
+        unsigned flags = 0;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        r = strip_copy(s, buf, sizeof(buf));
+        if (r == -EINVAL) { /* empty: a member with no state word */
+                *ret_flags = 0;
+                return 0;
+        }
+        if (r < 0)
+                return -EINVAL;
+        p = buf;
+        for (;;) {
+                char *comma = strchr(p, ',');
+                MdMemberState st;
+
+                if (comma)
+                        *comma = 0;
+                if (!is_word(p))
+                        return -EINVAL;
+                st = md_member_state_from_string(p);
+                if (st < 0 || st == MD_MEMBER_STATE_UNKNOWN)
+                        st = MD_MEMBER_STATE_UNKNOWN;
+                flags |= MD_MEMBER_STATE_FLAG(st);
+                if (!comma)
+                        break;
+                p = comma + 1;
+        }
+        *ret_flags = flags;
+        return 0;
+}
+
+int md_parse_slot(const char *s, int *ret) {
+        uint64_t v;
+        int r;
+
+        /* Same words as any "N or none" attribute; only the range differs. */
+        r = md_parse_u64_or_none(s, &v);
+        if (r < 0)
+                return r;
+        if (v == MD_UNSET) {
+                *ret = MD_SLOT_NONE;
+                return 0;
+        }
+        if (v > INT32_MAX)
+                return -ERANGE;
+        *ret = (int) v;
+        return 0;
+}
+
+int md_parse_u64_or_none(const char *s, uint64_t *ret) {
+        char buf[32];
+        uint64_t v;
+        int r;
+
+        r = strip_copy(s, buf, sizeof(buf));
+        if (r < 0)
+                return r == -E2BIG ? -EINVAL : r;
+        if (strcmp(buf, "none") == 0) {
+                *ret = MD_UNSET;
+                return 0;
+        }
+        r = parse_u64_strict(buf, &v);
+        if (r < 0)
+                return r;
+        if (v == MD_UNSET)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+/* Read one attribute. Returns NULL text for a missing/unreadable file; only -ENOMEM is an error. */
+static int read_attr(int dir_fd, const char *path, char **ret) {
+        char *s = NULL;
+        int r;
+
+        r = read_one_line_at(dir_fd, path, &s);
+        if (r == -ENOMEM)
+                return r;
+        *ret = r < 0 ? NULL : s;
+        return 0;
+}
+
+/* Read a plain number attribute; unset on any problem. */
+static int load_u64(int dir_fd, const char *path, uint64_t *ret) {
+        _cleanup_free_ char *s = NULL;
+        uint64_t v;
+        int r;
+
+        r = read_attr(dir_fd, path, &s);
+        if (r < 0)
+                return r;
+        if (!s || md_parse_u64_or_none(s, &v) < 0)
+                v = MD_UNSET;
+        *ret = v;
+        return 0;
+}
+
+static int member_cmp(const void *a, const void *b) {
+        return strcmp(((const MdMember *) a)->name, ((const MdMember *) b)->name);
+}
+
+static void md_member_done(MdMember *m) {
+        free(m->name);
+        free(m->state_raw);
+}
+
+static int md_member_load(int md_dir_fd, const char *dev_dir, MdMember *ret) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *slot = NULL, *name = NULL, *state = NULL;
+        MdMember m = {
+                .slot = MD_SLOT_UNKNOWN,
+                .errors = MD_UNSET,
+                .recovery_start_sectors = MD_UNSET,
+        };
+        int r;
+
+        name = strdup(dev_dir + strlen("dev-"));
+        if (!name)
+                return -ENOMEM;
+        /* A member directory that vanished between readdir and open is kept with unknown fields:
+         * the caller sees the name, the next load sees it gone. */
+        fd = openat(md_dir_fd, dev_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd >= 0) {
+                r = read_attr(fd, "state", &state);
+                if (r < 0)
+                        return r;
+                if (state && md_parse_member_state(state, &m.state) < 0)
+                        m.state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_UNKNOWN);
+                r = read_attr(fd, "slot", &slot);
+                if (r < 0)
+                        return r;
+                if (slot && md_parse_slot(slot, &m.slot) < 0)
+                        m.slot = MD_SLOT_UNKNOWN;
+                r = load_u64(fd, "errors", &m.errors);
+                if (r < 0)
+                        return r;
+                r = load_u64(fd, "recovery_start", &m.recovery_start_sectors);
+                if (r < 0)
+                        return r;
+        }
+        m.name = TAKE_PTR(name);
+        m.state_raw = TAKE_PTR(state);
+        *ret = m;
+        return 0;
+}
+
+static int md_members_load(int md_dir_fd, MdArray *a) {
+        _cleanup_close_ int fd = -EBADF;
+        DIR *d;
+        struct dirent *de;
+        int r = 0;
+
+        fd = openat(md_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        d = fdopendir(fd);
+        if (!d)
+                return negative_errno();
+        TAKE_FD(fd);
+
+        while ((errno = 0, de = readdir(d))) {
+                MdMember *n;
+
+                if (strncmp(de->d_name, "dev-", 4) != 0 || de->d_name[4] == 0)
+                        continue;
+                n = reallocarray(a->members, a->n_members + 1, sizeof(MdMember));
+                if (!n) {
+                        r = -ENOMEM;
+                        break;
+                }
+                a->members = n;
+                r = md_member_load(md_dir_fd, de->d_name, &a->members[a->n_members]);
+                if (r < 0)
+                        break;
+                a->n_members++;
+        }
+        if (r == 0 && errno > 0)
+                r = -errno;
+        (void) closedir(d);
+        if (r < 0)
+                return r;
+        if (a->n_members > 1)
+                qsort(a->members, a->n_members, sizeof(MdMember), member_cmp);
+        return 0;
+}
+
+static MdArray *new0_md_array(void) {
+        MdArray *a = calloc(1, sizeof(MdArray));
+
+        if (!a)
+                return NULL;
+        *a = (MdArray){
+                .level = _MD_LEVEL_INVALID,
+                .raid_disks = MD_UNSET,
+                .raid_disks_old = MD_UNSET,
+                .array_state = _MD_ARRAY_STATE_INVALID,
+                .degraded = MD_UNSET,
+                .sync_action = _MD_SYNC_ACTION_INVALID,
+                .last_sync_action = _MD_SYNC_ACTION_INVALID,
+                .sync_completed = { .kind = _MD_SYNC_COMPLETED_KIND_INVALID },
+                .sync_speed_kib_per_sec = MD_UNSET,
+                .sync_speed_min = { MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID },
+                .sync_speed_max = { MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID },
+                .mismatch_cnt = MD_UNSET,
+                .chunk_size_bytes = MD_UNSET,
+                .chunk_size_old_bytes = MD_UNSET,
+                .component_size_kib = MD_UNSET,
+                .reshape_position_sectors = MD_UNSET,
+                .resync_start_sectors = MD_UNSET,
+        };
+        return a;
+}
+
+int md_array_load(int md_dir_fd, MdArray **ret) {
+        _cleanup_(md_array_freep) MdArray *a = NULL;
+        _cleanup_free_ char *raid_disks = NULL, *sync_completed = NULL, *speed_min = NULL,
+                            *speed_max = NULL, *chunk = NULL, *last_action = NULL;
+        int r;
+
+        if (md_dir_fd < 0)
+                return -EBADF;
+
+        a = new0_md_array();
+        if (!a)
+                return -ENOMEM;
+
+        /* Each attribute: missing/garbage leaves the field at its unset value from new0. */
+        r = read_attr(md_dir_fd, "level", &a->level_raw);
+        if (r < 0)
+                return r;
+        if (a->level_raw && md_parse_level(a->level_raw, &a->level) < 0)
+                a->level = _MD_LEVEL_INVALID;
+
+        r = read_attr(md_dir_fd, "raid_disks", &raid_disks);
+        if (r < 0)
+                return r;
+        if (raid_disks && md_parse_new_old(raid_disks, &a->raid_disks, &a->raid_disks_old) < 0)
+                a->raid_disks = a->raid_disks_old = MD_UNSET;
+
+        r = read_attr(md_dir_fd, "array_state", &a->array_state_raw);
+        if (r < 0)
+                return r;
+        if (a->array_state_raw && md_parse_array_state(a->array_state_raw, &a->array_state) < 0)
+                a->array_state = _MD_ARRAY_STATE_INVALID;
+
+        r = load_u64(md_dir_fd, "degraded", &a->degraded);
+        if (r < 0)
+                return r;
+
+        r = read_attr(md_dir_fd, "sync_action", &a->sync_action_raw);
+        if (r < 0)
+                return r;
+        if (a->sync_action_raw && md_parse_sync_action(a->sync_action_raw, &a->sync_action) < 0)
+                a->sync_action = _MD_SYNC_ACTION_INVALID;
+
+        r = read_attr(md_dir_fd, "last_sync_action", &last_action);
+        if (r < 0)
+                return r;
+        if (last_action && md_parse_sync_action(last_action, &a->last_sync_action) < 0)
+                a->last_sync_action = _MD_SYNC_ACTION_INVALID;
+
+        r = read_attr(md_dir_fd, "sync_completed", &sync_completed);
+        if (r < 0)
+                return r;
+        if (sync_completed && md_parse_sync_completed(sync_completed, &a->sync_completed) < 0)
+                a->sync_completed = (MdSyncCompleted){ .kind = _MD_SYNC_COMPLETED_KIND_INVALID };
+
+        r = load_u64(md_dir_fd, "sync_speed", &a->sync_speed_kib_per_sec);
+        if (r < 0)
+                return r;
+
+        r = read_attr(md_dir_fd, "sync_speed_min", &speed_min);
+        if (r < 0)
+                return r;
+        if (speed_min && md_parse_speed_limit(speed_min, &a->sync_speed_min) < 0)
+                a->sync_speed_min = (MdSpeedLimit){ MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID };
+
+        r = read_attr(md_dir_fd, "sync_speed_max", &speed_max);
+        if (r < 0)
+                return r;
+        if (speed_max && md_parse_speed_limit(speed_max, &a->sync_speed_max) < 0)
+                a->sync_speed_max = (MdSpeedLimit){ MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID };
+
+        r = load_u64(md_dir_fd, "mismatch_cnt", &a->mismatch_cnt);
+        if (r < 0)
+                return r;
+
+        r = read_attr(md_dir_fd, "chunk_size", &chunk);
+        if (r < 0)
+                return r;
+        if (chunk && md_parse_new_old(chunk, &a->chunk_size_bytes, &a->chunk_size_old_bytes) < 0)
+                a->chunk_size_bytes = a->chunk_size_old_bytes = MD_UNSET;
+
+        r = load_u64(md_dir_fd, "component_size", &a->component_size_kib);
+        if (r < 0)
+                return r;
+        r = load_u64(md_dir_fd, "reshape_position", &a->reshape_position_sectors);
+        if (r < 0)
+                return r;
+        r = load_u64(md_dir_fd, "resync_start", &a->resync_start_sectors);
+        if (r < 0)
+                return r;
+        r = read_attr(md_dir_fd, "uuid", &a->uuid);
+        if (r < 0)
+                return r;
+        r = read_attr(md_dir_fd, "metadata_version", &a->metadata_version);
+        if (r < 0)
+                return r;
+
+        r = md_members_load(md_dir_fd, a);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+MdArray *md_array_free(MdArray *a) {
+        if (!a)
+                return NULL;
+        for (size_t i = 0; i < a->n_members; i++)
+                md_member_done(&a->members[i]);
+        free(a->members);
+        free(a->level_raw);
+        free(a->array_state_raw);
+        free(a->sync_action_raw);
+        free(a->uuid);
+        free(a->metadata_version);
+        free(a);
+        return NULL;
+}
+
+const MdMember *md_array_find_member(const MdArray *a, const char *name) {
+        if (!a || !name)
+                return NULL;
+        for (size_t i = 0; i < a->n_members; i++)
+                if (strcmp(a->members[i].name, name) == 0)
+                        return &a->members[i];
+        return NULL;
+}

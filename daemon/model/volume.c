@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/* The Volume: plain data about one block device, filled by the inventory. This file holds its
+ * lifecycle, the enum tables, the "does it show a problem" rule and the JSON rendering used by
+ * `storpulsectl volumes --json` (and later the daemon's API), so every consumer renders a volume
+ * the same way. JSON keys are stable API: documented in ctl-volumes.c, tested by golden files. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/dm.h"
+#include "model/md.h"
+#include "basic/sysfs.h"
+#include "model/volume.h"
+
+static const char *const volume_kind_table[_VOLUME_KIND_MAX] = {
+        [VOLUME_MD] = "md",     [VOLUME_LVM] = "lvm",
+        [VOLUME_DM] = "dm",     [VOLUME_CONTROLLER] = "controller",
+        [VOLUME_DISK] = "disk", [VOLUME_PARTITION] = "partition",
+};
+
+const char *volume_kind_to_string(VolumeKind k) {
+        if (k < 0 || k >= _VOLUME_KIND_MAX)
+                return NULL;
+        return volume_kind_table[k];
+}
+
+VolumeKind volume_kind_from_string(const char *s) {
+        if (!s)
+                return _VOLUME_KIND_INVALID;
+        for (size_t i = 0; i < _VOLUME_KIND_MAX; i++)
+                if (strcmp(s, volume_kind_table[i]) == 0)
+                        return (VolumeKind) i;
+        return _VOLUME_KIND_INVALID;
+}
+
+static const char *const volume_health_table[_VOLUME_HEALTH_MAX] = {
+        [VOLUME_HEALTH_OK] = "ok",
+        [VOLUME_HEALTH_DEGRADED] = "degraded",
+        [VOLUME_HEALTH_FAILED] = "failed",
+        [VOLUME_HEALTH_UNKNOWN] = "unknown",
+};
+
+const char *volume_health_to_string(VolumeHealth h) {
+        if (h < 0 || h >= _VOLUME_HEALTH_MAX)
+                return NULL;
+        return volume_health_table[h];
+}
+
+VolumeHealth volume_health_from_string(const char *s) {
+        if (!s)
+                return _VOLUME_HEALTH_INVALID;
+        for (size_t i = 0; i < _VOLUME_HEALTH_MAX; i++)
+                if (strcmp(s, volume_health_table[i]) == 0)
+                        return (VolumeHealth) i;
+        return _VOLUME_HEALTH_INVALID;
+}
+
+int volume_new(const char *name, Volume **ret) {
+        Volume *v;
+
+        if (!name || !*name || !ret)
+                return -EINVAL;
+        v = calloc(1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        v->name = strdup(name);
+        if (!v->name) {
+                free(v);
+                return -ENOMEM;
+        }
+        v->kind = VOLUME_DISK;
+        v->health = VOLUME_HEALTH_UNKNOWN;
+        v->rotational = -1;
+        v->raid_disks = -1;
+        v->degraded = -1;
+        *ret = v;
+        return 0;
+}
+
+Volume *volume_free(Volume *v) {
+        if (!v)
+                return NULL;
+        free(v->name);
+        free(v->path);
+        free(v->syspath);
+        free(v->state);
+        free(v->folded_into);
+        free(v->sub_lv_of);
+        strv_free(v->members);
+        strv_free(v->holders);
+        strv_free(v->raw_slaves);
+        strv_free(v->raw_holders);
+        for (size_t i = 0; i < v->n_array_members; i++) {
+                free(v->array_members[i].name);
+                free(v->array_members[i].state);
+        }
+        free(v->array_members);
+        free(v->parent);
+        free(v->level);
+        free(v->sync.action);
+        md_array_free(v->md);
+        free(v->dm_name);
+        free(v->dm_uuid);
+        free(v->vg_name);
+        free(v->lv_name);
+        free(v->dm_target);
+        free(v->dm_table_params);
+        free(v->dm_raid);
+        free(v->vendor);
+        free(v->model);
+        free(v->serial);
+        free(v->rev);
+        free(v->transport);
+        free(v->scsi_host);
+        free(v->driver);
+        free(v->cli_name);
+        free(v->cli_volume_id);
+        free(v->cli_state);
+        free(v->cli_state_raw);
+        free(v);
+        return NULL;
+}
+
+bool volume_is_array(const Volume *v) {
+        if (!v)
+                return false;
+        return v->md || v->dm_raid || v->has_cli;
+}
+
+/* A member state that means "this leg does not carry data": md's faulty, dm-raid's D and -. */
+static bool member_state_is_bad(const char *state) {
+        const char *p;
+        size_t n;
+
+        if (!state)
+                return false;
+        for (p = state; *p; p += n + (p[n] == ',')) {
+                n = strcspn(p, ",");
+                if ((n == 6 && strncmp(p, "faulty", n) == 0) ||
+                    (n == 7 && strncmp(p, "missing", n) == 0) ||
+                    (n == 7 && strncmp(p, "blocked", n) == 0) ||
+                    (n == 11 && strncmp(p, "write_error", n) == 0))
+                        return true;
+        }
+        return false;
+}
+
+bool volume_has_problem(const Volume *v) {
+        if (!v)
+                return false;
+        if (v->slow)
+                return true;
+        if (v->health == VOLUME_HEALTH_DEGRADED || v->health == VOLUME_HEALTH_FAILED)
+                return true;
+        for (size_t i = 0; i < v->n_array_members; i++)
+                if (member_state_is_bad(v->array_members[i].state))
+                        return true;
+        return false;
+}
+
+/* json-c helpers: add a key only if the value could be created; NULL strings become null. */
+static int add(json_object *o, const char *key, json_object *val) {
+        if (json_object_object_add(o, key, val) < 0) {
+                json_object_put(val);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static int add_str(json_object *o, const char *key, const char *s) {
+        json_object *j = NULL;
+
+        if (s) {
+                j = json_object_new_string(s);
+                if (!j)
+                        return -ENOMEM;
+        }
+        return add(o, key, j);
+}
+
+static int add_u64(json_object *o, const char *key, uint64_t u) {
+        json_object *j = json_object_new_uint64(u);
+        if (!j)
+                return -ENOMEM;
+        return add(o, key, j);
+}
+
+static int add_int(json_object *o, const char *key, int64_t i) {
+        json_object *j = json_object_new_int64(i);
+        if (!j)
+                return -ENOMEM;
+        return add(o, key, j);
+}
+
+static int add_bool(json_object *o, const char *key, bool b) {
+        json_object *j = json_object_new_boolean(b);
+        if (!j)
+                return -ENOMEM;
+        return add(o, key, j);
+}
+
+static int add_strv(json_object *o, const char *key, char *const *l) {
+        json_object *a = json_object_new_array();
+        if (!a)
+                return -ENOMEM;
+        for (size_t i = 0; l && l[i]; i++) {
+                json_object *s = json_object_new_string(l[i]);
+                if (!s || json_object_array_add(a, s) < 0) {
+                        json_object_put(s);
+                        json_object_put(a);
+                        return -ENOMEM;
+                }
+        }
+        return add(o, key, a);
+}
+
+static int add_members(json_object *o, const Volume *v) {
+        json_object *states, *list;
+        int r;
+
+        states = json_object_new_object();
+        if (!states)
+                return -ENOMEM;
+        list = json_object_new_array();
+        if (!list) {
+                json_object_put(states);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < v->n_array_members; i++) {
+                const VolumeMember *m = &v->array_members[i];
+                json_object *e = json_object_new_object();
+
+                if (!e || json_object_array_add(list, e) < 0) {
+                        json_object_put(e);
+                        goto out_nomem;
+                }
+                if (add_str(e, "name", m->name) < 0 || add_str(e, "state", m->state) < 0)
+                        goto out_nomem;
+                if (add(e, "slot", m->slot >= 0 ? json_object_new_int(m->slot) : NULL) < 0)
+                        goto out_nomem;
+                if (add(e, "errors", m->errors >= 0 ? json_object_new_int64(m->errors) : NULL) < 0)
+                        goto out_nomem;
+                if (m->name && !json_object_object_get_ex(states, m->name, NULL) &&
+                    add_str(states, m->name, m->state) < 0)
+                        goto out_nomem;
+        }
+        r = add(o, "member_states", states);
+        if (r < 0) {
+                json_object_put(list);
+                return r;
+        }
+        return add(o, "array_members", list);
+
+out_nomem:
+        json_object_put(states);
+        json_object_put(list);
+        return -ENOMEM;
+}
+
+static int add_array_fields(json_object *o, const Volume *v) {
+        const VolumeSync *s = &v->sync;
+        json_object *j;
+        int r;
+
+        r = add_str(o, "level", v->level);
+        if (r < 0)
+                return r;
+        r = add(o, "raid_disks", v->raid_disks >= 0 ? json_object_new_int(v->raid_disks) : NULL);
+        if (r < 0)
+                return r;
+        r = add(o, "degraded", v->degraded >= 0 ? json_object_new_int(v->degraded) : NULL);
+        if (r < 0)
+                return r;
+        r = add_str(o, "sync_action", s->action);
+        if (r < 0)
+                return r;
+        r = add_bool(o, "sync_delayed", s->delayed);
+        if (r < 0)
+                return r;
+        j = NULL;
+        if (s->has_progress) {
+                /* Printed with 6 decimals so golden files do not depend on float printing. */
+                char buf[32];
+                (void) snprintf(buf, sizeof(buf), "%.6f", CLAMP(s->progress, 0.0, 1.0));
+                j = json_object_new_double_s(strtod(buf, NULL), buf);
+                if (!j)
+                        return -ENOMEM;
+        }
+        r = add(o, "sync_progress", j);
+        if (r < 0)
+                return r;
+        r = add(o, "sync_completed_sectors",
+                s->has_progress && s->total_sectors > 0 ? json_object_new_uint64(s->done_sectors)
+                                                        : NULL);
+        if (r < 0)
+                return r;
+        r = add(o, "sync_total_sectors",
+                s->has_progress && s->total_sectors > 0 ? json_object_new_uint64(s->total_sectors)
+                                                        : NULL);
+        if (r < 0)
+                return r;
+        r = add(o, "sync_speed_bytes_per_second",
+                s->speed_bytes_per_second > 0 ? json_object_new_uint64(s->speed_bytes_per_second)
+                                              : NULL);
+        if (r < 0)
+                return r;
+        r = add(o, "sync_eta_seconds", s->has_eta ? json_object_new_uint64(s->eta_seconds) : NULL);
+        if (r < 0)
+                return r;
+        r = add(o, "mismatch_count",
+                s->has_mismatch_count ? json_object_new_uint64(s->mismatch_count) : NULL);
+        if (r < 0)
+                return r;
+        return add_members(o, v);
+}
+
+static int add_md_fields(json_object *o, const MdArray *a) {
+        json_object *md = json_object_new_object();
+        int r;
+
+        if (!md)
+                return -ENOMEM;
+        r = add(o, "md", md);
+        if (r < 0)
+                return r;
+        r = add_str(md, "array_state", a->array_state_raw);
+        if (r < 0)
+                return r;
+        r = add_str(md, "metadata_version", a->metadata_version);
+        if (r < 0)
+                return r;
+        r = add_str(md, "uuid", a->uuid);
+        if (r < 0)
+                return r;
+        r = add(md, "chunk_size_bytes",
+                a->chunk_size_bytes != MD_UNSET && a->chunk_size_bytes > 0
+                        ? json_object_new_uint64(a->chunk_size_bytes)
+                        : NULL);
+        if (r < 0)
+                return r;
+        r = add(md, "raid_disks_old",
+                a->raid_disks_old != MD_UNSET && a->raid_disks_old != a->raid_disks
+                        ? json_object_new_uint64(a->raid_disks_old)
+                        : NULL);
+        if (r < 0)
+                return r;
+        r = add(md, "reshape_position_sectors",
+                a->reshape_position_sectors != MD_UNSET
+                        ? json_object_new_uint64(a->reshape_position_sectors)
+                        : NULL);
+        if (r < 0)
+                return r;
+        r = add(md, "sync_speed_min_kib_per_second",
+                a->sync_speed_min.kib_per_sec != MD_UNSET
+                        ? json_object_new_uint64(a->sync_speed_min.kib_per_sec)
+                        : NULL);
+        if (r < 0)
+                return r;
+        r = add_str(md, "sync_speed_min_source",
+                    md_speed_limit_source_to_string(a->sync_speed_min.source));
+        if (r < 0)
+                return r;
+        r = add(md, "sync_speed_max_kib_per_second",
+                a->sync_speed_max.kib_per_sec != MD_UNSET
+                        ? json_object_new_uint64(a->sync_speed_max.kib_per_sec)
+                        : NULL);
+        if (r < 0)
+                return r;
+        return add_str(md, "sync_speed_max_source",
+                       md_speed_limit_source_to_string(a->sync_speed_max.source));
+}
+
+static int add_dm_fields(json_object *o, const Volume *v) {
+        json_object *dm = json_object_new_object();
+        char journal[2] = {};
+        int r;
+
+        if (!dm)
+                return -ENOMEM;
+        r = add(o, "dm", dm);
+        if (r < 0)
+                return r;
+        if (add_str(dm, "name", v->dm_name) < 0 || add_str(dm, "uuid", v->dm_uuid) < 0 ||
+            add_str(dm, "vg_name", v->vg_name) < 0 || add_str(dm, "lv_name", v->lv_name) < 0 ||
+            add_str(dm, "target", v->dm_target) < 0 ||
+            add_bool(dm, "suspended", v->dm_suspended) < 0)
+                return -ENOMEM;
+        if (!v->dm_raid)
+                return add(dm, "raid", NULL);
+
+        json_object *raid = json_object_new_object();
+        if (!raid)
+                return -ENOMEM;
+        r = add(dm, "raid", raid);
+        if (r < 0)
+                return r;
+        journal[0] = v->dm_raid->journal;
+        if (add_str(raid, "raid_type", v->dm_raid->raid_type) < 0 ||
+            add_str(raid, "health", v->dm_raid->health) < 0 ||
+            add_str(raid, "sync_action", v->dm_raid->sync_action_raw) < 0 ||
+            add_u64(raid, "sync_done_sectors", v->dm_raid->sync_done_sectors) < 0 ||
+            add_u64(raid, "sync_total_sectors", v->dm_raid->sync_total_sectors) < 0 ||
+            add_str(raid, "journal", journal[0] ? journal : NULL) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int volume_to_json(const Volume *v, json_object **ret) {
+        json_object *o;
+
+        if (!v || !ret)
+                return -EINVAL;
+        o = json_object_new_object();
+        if (!o)
+                return -ENOMEM;
+
+        if (add_str(o, "name", v->name) < 0 ||
+            add_str(o, "kind", volume_kind_to_string(v->kind)) < 0 ||
+            add_str(o, "path", v->path) < 0 || add_u64(o, "size_bytes", v->size_bytes) < 0 ||
+            add_str(o, "state", volume_health_to_string(v->health)) < 0 ||
+            add_str(o, "kernel_state", v->state) < 0 || add_strv(o, "members", v->members) < 0 ||
+            add_strv(o, "holders", v->holders) < 0 || add_bool(o, "read_only", v->read_only) < 0)
+                goto out_nomem;
+        {
+                char buf[32];
+                (void) snprintf(buf, sizeof(buf), "%u:%u", v->major, v->minor);
+                if (add_str(o, "major_minor", buf) < 0)
+                        goto out_nomem;
+        }
+        if (add(o, "logical_block_size",
+                v->logical_block_size > 0 ? json_object_new_int64(v->logical_block_size) : NULL) <
+                    0 ||
+            add(o, "rotational",
+                v->rotational >= 0 ? json_object_new_boolean(v->rotational) : NULL) < 0)
+                goto out_nomem;
+        if (v->kind == VOLUME_PARTITION &&
+            (add_str(o, "parent", v->parent) < 0 ||
+             add_int(o, "partition_number", v->partition_number) < 0))
+                goto out_nomem;
+
+        if (volume_is_array(v) && add_array_fields(o, v) < 0)
+                goto out_nomem;
+        if (v->md && add_md_fields(o, v->md) < 0)
+                goto out_nomem;
+        if (v->dm_name && add_dm_fields(o, v) < 0)
+                goto out_nomem;
+        if (v->kind == VOLUME_CONTROLLER) {
+                json_object *c = NULL;
+
+                if (v->has_cli) {
+                        c = json_object_new_object();
+                        if (!c)
+                                goto out_nomem;
+                        if (add(o, "controller", c) < 0)
+                                goto out_nomem;
+                        if (add_str(c, "cli", v->cli_name) < 0 ||
+                            add_str(c, "volume_id", v->cli_volume_id) < 0 ||
+                            add_str(c, "state", v->cli_state) < 0 ||
+                            add_str(c, "state_raw", v->cli_state_raw) < 0)
+                                goto out_nomem;
+                } else if (add(o, "controller", NULL) < 0)
+                        goto out_nomem;
+        }
+        if (v->kind == VOLUME_DISK || v->kind == VOLUME_CONTROLLER) {
+                if (add_str(o, "vendor", v->vendor) < 0 || add_str(o, "model", v->model) < 0 ||
+                    add_str(o, "serial", v->serial) < 0 ||
+                    add_str(o, "transport", v->transport) < 0 ||
+                    add_str(o, "scsi_host", v->scsi_host) < 0 ||
+                    add_str(o, "driver", v->driver) < 0)
+                        goto out_nomem;
+        }
+        *ret = o;
+        return 0;
+
+out_nomem:
+        json_object_put(o);
+        return -ENOMEM;
+}

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/* Running a vendor RAID CLI without trusting it to finish.
+ *
+ * Controller firmware that is busy, wedged or mid-reset can make storcli/ssacli/arcconf hang for
+ * minutes, and some CLIs fork helpers. So the runner execs the CLI directly (argv, no shell) with
+ * a fixed minimal environment (LC_ALL=C for stable output, PATH as given), in a process group of
+ * its own, reads its stdout through a pipe with poll() against a monotonic deadline, caps the
+ * output size, and on timeout or overflow SIGKILLs the whole group before reaping the leader (the
+ * unreaped leader keeps the group id reserved, so the kill can never hit a recycled group). This
+ * file is the only I/O of the controller-cli module; it blocks its caller and belongs in a worker.
+ * The parsers it feeds are in controller-cli.c. */
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sources/controller-cli-run.h"
+#include "basic/macro.h"
+
+static void list_donep(ControllerVolumeList *l) {
+        controller_volume_list_done(l);
+}
+
+/* The leader is not reaped yet (alive or zombie), so -pid still names its group. */
+static int kill_and_reap(pid_t pid) {
+        (void) kill(-pid, SIGKILL);
+        (void) kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return 0;
+}
+
+int controller_cli_run(const char *path, char *const argv[], const char *path_env,
+                       usec_t timeout_usec, size_t max_output, char **ret, size_t *ret_size) {
+        _cleanup_free_ char *env_path = NULL, *buf = NULL;
+        _cleanup_close_ int devnull = -EBADF, rfd = -EBADF;
+        char *envp[3];
+        int pipefd[2], status;
+        size_t n = 0, cap = 0;
+        usec_t deadline;
+        pid_t pid;
+
+        if (!path || !argv || !argv[0] || !ret)
+                return -EINVAL;
+        if (asprintf(&env_path, "PATH=%s", path_env ?: "/usr/sbin:/usr/bin:/sbin:/bin") < 0)
+                return -ENOMEM;
+        envp[0] = (char *) "LC_ALL=C";
+        envp[1] = env_path;
+        envp[2] = NULL;
+
+        devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (devnull < 0)
+                return -errno;
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        rfd = pipefd[0];
+
+        pid = fork();
+        if (pid < 0) {
+                int e = -errno;
+
+                (void) close(pipefd[1]);
+                return e;
+        }
+        if (pid == 0) {
+                /* child: only async-signal-safe calls from here on */
+                (void) setpgid(0, 0);
+                if (dup2(devnull, STDIN_FILENO) < 0 || dup2(pipefd[1], STDOUT_FILENO) < 0 ||
+                    dup2(devnull, STDERR_FILENO) < 0)
+                        _exit(127);
+                (void) signal(SIGPIPE, SIG_DFL);
+                execve(path, argv, envp);
+                _exit(127);
+        }
+        (void) setpgid(pid, pid);
+        (void) close(pipefd[1]);
+
+        deadline = now(CLOCK_MONOTONIC);
+        deadline =
+                timeout_usec > USEC_INFINITY - deadline ? USEC_INFINITY : deadline + timeout_usec;
+        for (;;) {
+                struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+                usec_t t = now(CLOCK_MONOTONIC);
+                ssize_t k;
+                int p;
+
+                if (t >= deadline) {
+                        kill_and_reap(pid);
+                        return -ETIME;
+                }
+                p = poll(&pfd, 1,
+                         (int) MIN((deadline - t + USEC_PER_MSEC - 1) / USEC_PER_MSEC,
+                                   (usec_t) INT32_MAX));
+                if (p < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        p = -errno;
+                        kill_and_reap(pid);
+                        return p;
+                }
+                if (p == 0)
+                        continue; /* deadline check at the top */
+
+                if (cap - n < 4096) {
+                        size_t ncap = MAX(cap * 2, (size_t) 65536);
+                        char *nb;
+
+                        if (ncap > max_output + 1)
+                                ncap = max_output + 1 + 4096;
+                        nb = realloc(buf, ncap + 1);
+                        if (!nb) {
+                                kill_and_reap(pid);
+                                return -ENOMEM;
+                        }
+                        buf = nb;
+                        cap = ncap;
+                }
+                k = read(rfd, buf + n, cap - n);
+                if (k < 0) {
+                        if (errno == EINTR || errno == EAGAIN)
+                                continue;
+                        p = -errno;
+                        kill_and_reap(pid);
+                        return p;
+                }
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+                if (n > max_output) {
+                        kill_and_reap(pid);
+                        return -EFBIG;
+                }
+        }
+
+        /* stdout closed: wait for the exit, still bounded by the deadline. WNOWAIT leaves the
+         * leader a zombie, which keeps its process group id reserved while stray children of
+         * the CLI are killed; only then is it reaped. */
+        for (;;) {
+                siginfo_t si = {};
+
+                if (waitid(P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
+                        int e = -errno;
+
+                        if (errno == EINTR)
+                                continue;
+                        kill_and_reap(pid);
+                        return e;
+                }
+                if (si.si_pid == pid)
+                        break;
+                if (now(CLOCK_MONOTONIC) >= deadline) {
+                        kill_and_reap(pid);
+                        return -ETIME;
+                }
+                (void) nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
+        }
+        (void) kill(-pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
+
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                return -EPROTO;
+
+        if (!buf) {
+                buf = malloc(1);
+                if (!buf)
+                        return -ENOMEM;
+        }
+        buf[n] = 0;
+        *ret = TAKE_PTR(buf);
+        if (ret_size)
+                *ret_size = n;
+        return 0;
+}
+
+int controller_cli_find(ControllerCli cli, const char *path_env, char **ret_path) {
+        static const char *const storcli[] = { "storcli64", "storcli", "perccli64", "perccli",
+                                               NULL };
+        static const char *const ssacli[] = { "ssacli", "hpssacli", "hpacucli", NULL };
+        static const char *const arcconf[] = { "arcconf", NULL };
+        const char *const *names;
+
+        if (!ret_path || cli < 0 || cli >= _CONTROLLER_CLI_MAX)
+                return -EINVAL;
+        switch (cli) {
+        case CONTROLLER_CLI_STORCLI:
+                names = storcli;
+                break;
+        case CONTROLLER_CLI_SSACLI:
+                names = ssacli;
+                break;
+        case CONTROLLER_CLI_ARCCONF:
+                names = arcconf;
+                break;
+        case CONTROLLER_CLI_NONE:
+        case CONTROLLER_CLI_STORCLI2:
+        case CONTROLLER_CLI_TW_CLI:
+        case CONTROLLER_CLI_CLI64:
+        case CONTROLLER_CLI_SAS3IRCU:
+        case CONTROLLER_CLI_IPRCONFIG:
+                return -EOPNOTSUPP;
+        case _CONTROLLER_CLI_MAX:
+        case _CONTROLLER_CLI_INVALID:
+                return -EINVAL;
+        }
+        if (!path_env)
+                return -ENOENT;
+
+        for (const char *const *name = names; *name; name++) {
+                const char *p = path_env;
+
+                for (;;) {
+                        size_t len = strcspn(p, ":");
+                        char *full;
+
+                        /* empty PATH elements mean the cwd; never run a CLI from there */
+                        if (len > 0 && p[0] == '/') {
+                                if (asprintf(&full, "%.*s/%s", (int) len, p, *name) < 0)
+                                        return -ENOMEM;
+                                if (access(full, X_OK) == 0) {
+                                        *ret_path = full;
+                                        return 0;
+                                }
+                                free(full);
+                        }
+                        if (!p[len])
+                                break;
+                        p += len + 1;
+                }
+        }
+        return -ENOENT;
+}
+
+#define CLI_MAX_OUTPUT (16U * 1024U * 1024U)
+
+int controller_cli_query(ControllerCli cli, const char *path_env, usec_t timeout_usec,
+                         ControllerVolumeList *ret) {
+        _cleanup_(list_donep) ControllerVolumeList l = {};
+        _cleanup_free_ char *bin = NULL, *out = NULL;
+        size_t size;
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        r = controller_cli_find(cli, path_env, &bin);
+        if (r < 0)
+                return r;
+
+        switch (cli) {
+        case CONTROLLER_CLI_STORCLI: {
+                char *argv[] = {
+                        bin, (char *) "/call/vall", (char *) "show", (char *) "all", (char *) "J",
+                        NULL
+                };
+
+                r = controller_cli_run(bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT, &out,
+                                       &size);
+                if (r < 0)
+                        return r;
+                r = storcli_parse_volumes(out, size, &l);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < l.n; i++) {
+                        _cleanup_free_ char *rb = NULL;
+                        size_t rb_size;
+                        char *argv2[] = { bin,
+                                          l.volumes[i].rebuild_drive,
+                                          (char *) "show",
+                                          (char *) "rebuild",
+                                          (char *) "J",
+                                          NULL };
+
+                        if (!l.volumes[i].rebuild_drive)
+                                continue;
+                        /* best effort: a failed progress query leaves the state as is */
+                        if (controller_cli_run(bin, argv2, path_env, timeout_usec, CLI_MAX_OUTPUT,
+                                               &rb, &rb_size) >= 0)
+                                (void) storcli_apply_rebuild(&l, rb, rb_size);
+                }
+                break;
+        }
+        case CONTROLLER_CLI_SSACLI: {
+                char *argv[] = { bin,
+                                 (char *) "ctrl",
+                                 (char *) "all",
+                                 (char *) "show",
+                                 (char *) "config",
+                                 (char *) "detail",
+                                 NULL };
+
+                r = controller_cli_run(bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT, &out,
+                                       &size);
+                if (r < 0)
+                        return r;
+                r = ssacli_parse_config(out, size, &l);
+                if (r < 0)
+                        return r;
+                break;
+        }
+        case CONTROLLER_CLI_ARCCONF: {
+                char *argv[] = { bin, (char *) "GETCONFIG", (char *) "1", (char *) "LD", NULL };
+                char *argv2[] = { bin, (char *) "GETSTATUS", (char *) "1", NULL };
+                _cleanup_free_ char *st = NULL;
+                size_t st_size;
+
+                r = controller_cli_run(bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT, &out,
+                                       &size);
+                if (r < 0)
+                        return r;
+                r = arcconf_parse_ld(out, size, "1", &l);
+                if (r < 0)
+                        return r;
+                if (controller_cli_run(bin, argv2, path_env, timeout_usec, CLI_MAX_OUTPUT, &st,
+                                       &st_size) >= 0)
+                        (void) arcconf_apply_status(&l, st, st_size);
+                break;
+        }
+        case CONTROLLER_CLI_NONE:
+        case CONTROLLER_CLI_STORCLI2:
+        case CONTROLLER_CLI_TW_CLI:
+        case CONTROLLER_CLI_CLI64:
+        case CONTROLLER_CLI_SAS3IRCU:
+        case CONTROLLER_CLI_IPRCONFIG:
+                return -EOPNOTSUPP;
+        case _CONTROLLER_CLI_MAX:
+        case _CONTROLLER_CLI_INVALID:
+                return -EINVAL;
+        }
+
+        *ret = l;
+        l = (ControllerVolumeList){};
+        return 0;
+}

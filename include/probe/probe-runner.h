@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Runs one probe (open the target, probe_run() over libaio) in a forked child and brings the
+ * result back through a pipe, so the caller never blocks on the device: a hung open(),
+ * io_submit() or io_getevents() on a suspended device leaves the child in D state, and since the
+ * kernel's exit_aio() waits for in-flight AIO such a child cannot even exit. The parent therefore
+ * only ever reads the pipe (non-blocking) and, when the deadline (probe timeout + grace) passes
+ * without a result, or when the child reports a stalled probe, SIGKILLs it, reports STALLED and
+ * reaps it later with WNOHANG (probe_runner_reap_stale()).
+ *
+ * Two ways to use it: event-driven (daemon: watch probe_runner_fd() for input and wake up at
+ * probe_runner_deadline_usec(), call probe_runner_dispatch() each time) or blocking but bounded
+ * (CLI: probe_runner_run()). */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "probe/probe-target.h"
+#include "probe/probe.h"
+
+/* Extra time the parent allows beyond the probe's own timeout (open, setup, reporting). */
+#define PROBE_RUNNER_GRACE_USEC (2 * USEC_PER_SEC)
+
+typedef enum ProbeRunnerStatus {
+        PROBE_RUNNER_RUNNING,   /* no outcome yet */
+        PROBE_RUNNER_DONE,      /* result valid; its state says ok / error / stalled */
+        PROBE_RUNNER_UNUSABLE,  /* target refused: error is a probe_target_open() refusal */
+        PROBE_RUNNER_BAD_PARAM, /* params do not fit the target: bad_param names which */
+        PROBE_RUNNER_STALLED,   /* no result before the deadline: child killed */
+        PROBE_RUNNER_FAILED,    /* the probe could not run (error) or the child died */
+        _PROBE_RUNNER_STATUS_MAX,
+        _PROBE_RUNNER_STATUS_INVALID = -EINVAL,
+} ProbeRunnerStatus;
+
+const char *probe_runner_status_to_string(ProbeRunnerStatus s) _const_;
+ProbeRunnerStatus probe_runner_status_from_string(const char *s) _pure_;
+
+typedef struct ProbeRunnerOutcome {
+        ProbeRunnerStatus status;
+        int error;            /* UNUSABLE / FAILED: -errno */
+        ProbeParam bad_param; /* BAD_PARAM */
+        bool have_info;
+        ProbeTargetInfo info;        /* when have_info */
+        ProbeProgress last_progress; /* the last progress report seen (STALLED: how far it got) */
+        ProbeResult result;          /* DONE */
+} ProbeRunnerOutcome;
+
+typedef struct ProbeRunner ProbeRunner;
+
+/* Fork a child probing `path` with p (validated first: -EINVAL/-ERANGE, nothing forked).
+ * sysfs_dirfd as for probe_target_open(). progress (may be NULL) is called from
+ * probe_runner_dispatch() for each progress report. Returns 0 and a runner, or -errno. */
+int probe_runner_start(const char *path, const ProbeParams *p, int sysfs_dirfd,
+                       probe_progress_t progress, void *userdata, ProbeRunner **ret);
+
+/* The pipe's read end (non-blocking): poll it for input. Owned by the runner. */
+int probe_runner_fd(const ProbeRunner *r);
+/* The child's pid (e.g. for sd_event_add_child()); the runner reaps it, callers must not. */
+pid_t probe_runner_pid(const ProbeRunner *r);
+/* CLOCK_MONOTONIC µs at which dispatch must be called even without input. */
+usec_t probe_runner_deadline_usec(const ProbeRunner *r);
+
+/* Consume what the child sent, act on the deadline (now_usec, CLOCK_MONOTONIC). Never blocks.
+ * Returns 0 while running, 1 once the outcome is final (then probe_runner_outcome() is valid),
+ * -errno on internal failure. */
+int probe_runner_dispatch(ProbeRunner *r, usec_t now_usec);
+/* The outcome; status RUNNING until dispatch returned 1. Owned by the runner. */
+const ProbeRunnerOutcome *probe_runner_outcome(const ProbeRunner *r);
+
+/* Start and dispatch until final, waiting in poll() at most until the deadline (bounded: never
+ * longer than p->timeout_usec + PROBE_RUNNER_GRACE_USEC plus a 1 s exit grace). Copies the
+ * outcome into *ret. Returns 0 (see ret->status) or -errno if it could not start. */
+int probe_runner_run(const char *path, const ProbeParams *p, int sysfs_dirfd,
+                     probe_progress_t progress, void *userdata, ProbeRunnerOutcome *ret);
+
+/* Kills the child if still running, tries to reap it (WNOHANG); a child that cannot be reaped
+ * yet (stuck in D state) is remembered for probe_runner_reap_stale(). Accepts NULL, returns NULL.
+ */
+ProbeRunner *probe_runner_free(ProbeRunner *r);
+DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeRunner *, probe_runner_free);
+
+/* Retry reaping killed children that were stuck (WNOHANG). Returns how many are still pending. */
+unsigned probe_runner_reap_stale(void);
