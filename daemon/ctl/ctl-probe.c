@@ -44,6 +44,7 @@ typedef struct ProbeCli {
         bool progress;
         bool header_printed;
         const char *current;
+        ProcessReaper *reaper;
 } ProbeCli;
 
 static int rank(int code) {
@@ -520,7 +521,7 @@ static int probe_one(ProbeCli *cli, const char *path) {
                 return EXIT_UNUSABLE;
         }
         cli->current = path;
-        r = probe_runner_run(path, &cli->params, AT_FDCWD, progress_cb, cli, o);
+        r = probe_runner_run(cli->reaper, path, &cli->params, AT_FDCWD, progress_cb, cli, o);
         progress_clear(cli);
         if (r < 0) {
                 fprintf(stderr, "storpulsectl probe: %s: cannot start probe: %s\n", path,
@@ -624,6 +625,33 @@ static int probe_one(ProbeCli *cli, const char *path) {
         return EXIT_UNUSABLE;
 }
 
+/* A killed probing process normally dies at once; one stuck in the kernel (I/O to a suspended
+ * device does not return) cannot, and a one-shot command must not hang on it: wait briefly,
+ * then say what is left behind and exit. The kernel hands it to init, which reaps it once its
+ * I/O returns. */
+#define LEFT_BEHIND_WAIT_USEC (1 * USEC_PER_SEC)
+
+static void report_left_behind(ProcessReaper *reaper) {
+        _cleanup_free_ ProcessReaperEntry *l = NULL;
+        usec_t t;
+        int n;
+
+        if (process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + LEFT_BEHIND_WAIT_USEC) == 0)
+                return;
+        t = now(CLOCK_MONOTONIC);
+        n = process_reaper_list(reaper, t, &l);
+        if (n <= 0)
+                return;
+        fprintf(stderr,
+                "storpulsectl probe: %d killed probing process%s stuck in the kernel, left "
+                "behind (%s exit when the device's I/O returns):",
+                n, n == 1 ? " is" : "es are", n == 1 ? "it will" : "they will");
+        for (int i = 0; i < n; i++)
+                fprintf(stderr, "%s pid %d (killed %.1f s ago)", i == 0 ? "" : ",", (int) l[i].pid,
+                        (double) l[i].killed_usec / 1e6);
+        fputc('\n', stderr);
+}
+
 int ctl_probe_main(int argc, char **argv) {
         ProbeCli cli = {
                 .params = PROBE_PARAMS_DEFAULT,
@@ -643,8 +671,14 @@ int ctl_probe_main(int argc, char **argv) {
                 return EXIT_USAGE;
         }
 
+        r = process_reaper_new(NULL, NULL, &cli.reaper);
+        if (r < 0) {
+                fprintf(stderr, "storpulsectl probe: %s\n", strerror(-r));
+                return EXIT_UNUSABLE;
+        }
         for (int i = optind; i < argc; i++)
                 code = worse(code, probe_one(&cli, argv[i]));
-        (void) probe_runner_reap_stale();
+        report_left_behind(cli.reaper);
+        cli.reaper = process_reaper_free(cli.reaper);
         return code;
 }

@@ -242,10 +242,18 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
  * missing CLI is normal (the volume is still monitored by probes); a failing one is reported and
  * ignored. Each command is bounded by a timeout, so a hung CLI cannot hang us. */
 static void query_controller_clis(Inventory *inv, unsigned flags) {
+        _cleanup_(process_reaper_freep) ProcessReaper *reaper = NULL;
         bool asked[_CONTROLLER_CLI_MAX] = {};
         const char *path = getenv("PATH");
+        size_t stuck;
         Volume *v;
+        int k;
 
+        k = process_reaper_new(NULL, NULL, &reaper);
+        if (k < 0) {
+                log_warning_errno(k, "Cannot run vendor CLIs, ignoring: %m");
+                return;
+        }
         if (!path)
                 path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
         INVENTORY_FOREACH(v, inv) {
@@ -262,7 +270,7 @@ static void query_controller_clis(Inventory *inv, unsigned flags) {
                         if (cli <= CONTROLLER_CLI_NONE || cli >= _CONTROLLER_CLI_MAX || asked[cli])
                                 continue;
                         asked[cli] = true;
-                        r = controller_cli_query(cli, path, 10 * USEC_PER_SEC, &l);
+                        r = controller_cli_query(reaper, cli, path, 10 * USEC_PER_SEC, &l);
                         if (r == -ENOENT || r == -EOPNOTSUPP)
                                 continue;
                         if (r < 0) {
@@ -277,6 +285,12 @@ static void query_controller_clis(Inventory *inv, unsigned flags) {
                         controller_volume_list_done(&l);
                 }
         }
+        /* A killed CLI stuck in the kernel (a wedged controller) is left behind, not waited for. */
+        stuck = process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + USEC_PER_SEC);
+        if (stuck > 0)
+                log_warning("%zu killed vendor CLI process(es) still stuck in the kernel, left "
+                            "behind",
+                            stuck);
 }
 
 static int help(void) {

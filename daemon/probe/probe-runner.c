@@ -1,34 +1,52 @@
 /* SPDX-License-Identifier: MIT */
-/* Probe runner: one forked child per probe, results through a pipe, the parent never blocks.
- * The child opens the target (open() of a block node can itself hang), checks the parameters
+/* Probe runner: each probe runs in a `storpulse-probe` helper process behind a socket, and the
+ * parent never blocks.
+ *
+ * Why exec a helper instead of running the probe in a forked copy of the caller: the daemon will
+ * be multi-threaded (libmicrohttpd's threads, workers), and after fork() in a multi-threaded
+ * process only async-signal-safe calls are allowed until exec; the probe needs malloc, libaio and
+ * its own timers, none of which is. A forked copy would also carry the daemon's whole state (its
+ * heap, its mappings, any lock another thread held at fork time). The helper is a small
+ * executable (installed in libexecdir) that starts clean, so the child carries nothing of the
+ * daemon; the cost is one exec per probe, which is nothing beside seconds of I/O. The helper is
+ * spawned through basic/process (posix_spawn: no fd but its socket, stderr and an optional sysfs
+ * dir fd; signal mask and dispositions reset; a pidfd for signals and reaping).
+ *
+ * The protocol, both sides of which live in this file so they cannot drift apart: the parent
+ * writes one REQUEST (the parameters and how to find sysfs; the path is argv[1], visible in ps);
+ * the helper opens the target (open() of a block node can itself hang), checks the parameters
  * against it, runs probe_run() over the libaio engine and writes framed messages: TARGET
- * (refusal or description), PROGRESS (throttled by probe.c), RESULT. The parent reads the pipe
- * non-blocking into a fixed buffer sized for the largest message and enforces a deadline of
- * timeout + PROBE_RUNNER_GRACE_USEC. A child that reported a stalled probe, or that is silent at
- * the deadline, is SIGKILLed; it may not die until its I/O returns (exit_aio() waits), so it is
- * reaped with WNOHANG only, and remembered in a small table for probe_runner_reap_stale().
- * After a normal result the parent waits (bounded) for the pipe's EOF, i.e. the child's exit,
- * so a one-shot CLI does not leave children behind. The child uses fork() without exec and then
- * only malloc (glibc keeps it usable after fork() even in a threaded parent), libaio and write():
- * no stdio, no locks of the parent's other threads. */
+ * (refusal or description), PROGRESS (throttled by probe.c), RESULT. Frames carry structs of
+ * this build; a request of another layout (a helper from another build) is refused. The
+ * parent reads the socket non-blocking into a fixed buffer sized for the largest message and
+ * enforces a deadline of timeout + PROBE_RUNNER_GRACE_USEC. A child that reported a stalled
+ * probe, or that is silent at the deadline, is SIGKILLed and handed to the caller's
+ * ProcessReaper: it may not die until its I/O returns (exit_aio() waits for in-flight AIO), and
+ * the reaper collects it whenever it does. After a normal result the parent waits (bounded) for
+ * the socket's EOF, i.e. the child's exit, so a one-shot CLI does not leave children behind.
+ * The helper lives no longer than its parent wants it: its probe has a deadline, and after a
+ * stalled result it waits only until the parent closes its end. */
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/ioprio.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 
+#include "config.h"
+#include "basic/string-table.h"
 #include "probe/probe-engine.h"
 #include "probe/probe-runner.h"
 
 typedef enum MsgType {
-        MSG_TARGET = 1,
+        MSG_REQUEST = 1,
+        MSG_TARGET,
         MSG_PROGRESS,
         MSG_RESULT,
 } MsgType;
@@ -37,6 +55,21 @@ typedef struct MsgHeader {
         uint32_t type;
         uint32_t size;
 } MsgHeader;
+
+typedef enum SysfsMode {
+        SYSFS_NONE,
+        SYSFS_CWD, /* AT_FDCWD: relative to the (inherited) working directory */
+        SYSFS_FD,  /* the helper's fd HELPER_SYSFS_FD */
+} SysfsMode;
+
+#define REQUEST_MAGIC 0x73707231U /* "spr1" */
+
+typedef struct MsgRequest {
+        uint32_t magic;
+        uint32_t layout; /* LAYOUT of the sender: the structs below must match */
+        uint32_t sysfs;  /* SysfsMode */
+        ProbeParams params;
+} MsgRequest;
 
 typedef struct MsgTarget {
         int error;     /* refusal, or 0 */
@@ -49,22 +82,17 @@ typedef struct MsgResult {
         ProbeResult result;
 } MsgResult;
 
+/* Any change of a message struct changes this, so two builds that disagree refuse each other. */
+#define LAYOUT                                                                                     \
+        ((uint32_t) (sizeof(MsgRequest) * 31 + sizeof(MsgTarget) * 17 + sizeof(MsgResult) * 7 +    \
+                     sizeof(ProbeProgress)))
+
 #define MSG_MAX_PAYLOAD MAX(sizeof(MsgResult), MAX(sizeof(MsgTarget), sizeof(ProbeProgress)))
 #define EXIT_GRACE_USEC (1 * USEC_PER_SEC)
 
-struct ProbeRunner {
-        pid_t pid;
-        bool reaped;
-        int fd;
-        usec_t deadline_usec;
-        usec_t exit_deadline_usec; /* after a result: wait this long for the child's exit */
-        bool got_result;
-        probe_progress_t progress;
-        void *userdata;
-        ProbeRunnerOutcome outcome;
-        size_t buffered;
-        uint8_t buffer[sizeof(MsgHeader) + MSG_MAX_PAYLOAD];
-};
+/* The helper's file descriptors: its socket, and the sysfs directory when one is passed. */
+#define HELPER_FD       3
+#define HELPER_SYSFS_FD 4
 
 static const char *const status_table[_PROBE_RUNNER_STATUS_MAX] = {
         [PROBE_RUNNER_RUNNING] = "running",   [PROBE_RUNNER_DONE] = "done",
@@ -72,45 +100,7 @@ static const char *const status_table[_PROBE_RUNNER_STATUS_MAX] = {
         [PROBE_RUNNER_STALLED] = "stalled",   [PROBE_RUNNER_FAILED] = "failed",
 };
 
-const char *probe_runner_status_to_string(ProbeRunnerStatus s) {
-        return s >= 0 && s < _PROBE_RUNNER_STATUS_MAX ? status_table[s] : NULL;
-}
-
-ProbeRunnerStatus probe_runner_status_from_string(const char *s) {
-        if (!s)
-                return _PROBE_RUNNER_STATUS_INVALID;
-        for (int i = 0; i < _PROBE_RUNNER_STATUS_MAX; i++)
-                if (strcmp(s, status_table[i]) == 0)
-                        return i;
-        return _PROBE_RUNNER_STATUS_INVALID;
-}
-
-/* ---- stale children ---- */
-
-static pid_t stale[64];
-static unsigned n_stale;
-
-static void remember_stale(pid_t pid) {
-        if (waitpid(pid, NULL, WNOHANG) == pid)
-                return;
-        if (n_stale < ELEMENTSOF(stale))
-                stale[n_stale++] = pid;
-        /* else: the table is full of children stuck in D state; init reaps it once we exit. */
-}
-
-unsigned probe_runner_reap_stale(void) {
-        for (unsigned i = 0; i < n_stale;) {
-                pid_t r = waitpid(stale[i], NULL, WNOHANG);
-
-                if (r == stale[i] || (r < 0 && errno == ECHILD))
-                        stale[i] = stale[--n_stale];
-                else
-                        i++;
-        }
-        return n_stale;
-}
-
-/* ---- child ---- */
+DEFINE_STRING_TABLE_LOOKUP(probe_runner_status, ProbeRunnerStatus, status_table);
 
 static int write_all(int fd, const void *p, size_t n) {
         const uint8_t *b = p;
@@ -139,6 +129,44 @@ static int send_msg(int fd, MsgType type, const void *payload, size_t size) {
         return write_all(fd, payload, size);
 }
 
+/* ---- helper (the child) ---- */
+
+static int read_all(int fd, void *p, size_t n) {
+        uint8_t *b = p;
+
+        while (n > 0) {
+                ssize_t k = read(fd, b, n);
+
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (k == 0)
+                        return -EPIPE;
+                b += k;
+                n -= (size_t) k;
+        }
+        return 0;
+}
+
+static int read_request(int fd, MsgRequest *ret) {
+        MsgHeader h;
+        int r;
+
+        r = read_all(fd, &h, sizeof(h));
+        if (r < 0)
+                return r;
+        if (h.type != MSG_REQUEST || h.size != sizeof(*ret))
+                return -EPROTO;
+        r = read_all(fd, ret, sizeof(*ret));
+        if (r < 0)
+                return r;
+        if (ret->magic != REQUEST_MAGIC || ret->layout != LAYOUT || ret->sysfs > SYSFS_FD)
+                return -EPROTO;
+        return probe_params_validate(&ret->params, NULL) < 0 ? -EPROTO : 0;
+}
+
 static void child_progress(const ProbeProgress *p, void *userdata) {
         int *fd = userdata;
 
@@ -149,114 +177,180 @@ static void on_alarm(int sig) {
         /* Only interrupts the blocking io_getevents(); probe_run() checks the clock. */
 }
 
-_noreturn_ static void child_main(int fd, const char *path, const ProbeParams *p, int sysfs_dirfd) {
+/* The deadline arrives as SIGALRM (no SA_RESTART: it interrupts io_getevents()), once just
+ * after the probe's own deadline and then every 50 ms, so a wait entered right after a tick is
+ * interrupted too; probe_run() then sees the deadline and ends STALLED. */
+static int arm_deadline(usec_t timeout_usec) {
+        usec_t alarm_usec = timeout_usec + 10 * USEC_PER_MSEC;
+        struct itimerval it = {
+                .it_value = { .tv_sec = (time_t) (alarm_usec / USEC_PER_SEC),
+                              .tv_usec = (suseconds_t) (alarm_usec % USEC_PER_SEC) },
+                .it_interval = { .tv_usec = 50000 },
+        };
+
+        if (sigaction(SIGALRM, &(const struct sigaction){ .sa_handler = on_alarm }, NULL) < 0)
+                return -errno;
+        return RET_NERRNO(setitimer(ITIMER_REAL, &it, NULL));
+}
+
+/* After a stalled result reads may still be in flight; exiting waits for them (exit_aio()), so
+ * do not pretend to clean up: wait for the parent to close its end (it kills us first, as a
+ * rule), then go. */
+_noreturn_ static void wait_for_parent_and_exit(int fd) {
+        for (;;) {
+                char c;
+                ssize_t k = read(fd, &c, 1);
+
+                if (k == 0 || (k < 0 && errno != EINTR))
+                        _exit(0);
+        }
+}
+
+int probe_runner_helper_main(int argc, char *argv[]) {
         _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
         _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
+        _cleanup_free_ MsgResult *mr = NULL;
         MsgTarget mt = { .bad_param = -1 };
         ProbeParam bad = _PROBE_PARAM_INVALID;
-        usec_t alarm_usec = p->timeout_usec + 10 * USEC_PER_MSEC;
-        MsgResult *mr;
-        int r;
+        MsgRequest req;
+        int fd = HELPER_FD, sysfs, r;
 
-        sigset_t none;
-
-        /* The daemon blocks signals it reads through sd-event; the mask survives fork(). */
-        (void) sigemptyset(&none);
-        (void) sigprocmask(SIG_SETMASK, &none, NULL);
-        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-        (void) signal(SIGPIPE, SIG_DFL);
-
-        if (p->idle_priority) {
+        if (argc != 2) {
+                fprintf(stderr, "storpulse-probe: run by storpulse's probe runner only (usage: "
+                                "storpulse-probe PATH, request on fd 3)\n");
+                return 2;
+        }
+        r = read_request(fd, &req);
+        if (r < 0) {
+                fprintf(stderr, "storpulse-probe: %s: bad request from the parent (%s)%s\n",
+                        argv[1], strerror(-r),
+                        r == -EPROTO ? ": helper and caller are from different builds?" : "");
+                return 2;
+        }
+        sysfs = req.sysfs == SYSFS_FD    ? HELPER_SYSFS_FD
+                : req.sysfs == SYSFS_CWD ? AT_FDCWD
+                                         : -EBADF;
+        if (req.params.idle_priority) {
                 /* Best effort: a daemon's background probe should yield to real work. */
                 (void) setpriority(PRIO_PROCESS, 0, 19);
                 (void) syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0,
                                IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0));
         }
-        r = probe_target_open(path, sysfs_dirfd, &t);
+
+        r = probe_target_open(argv[1], sysfs, &t);
         if (r < 0) {
                 mt.error = r;
-                (void) send_msg(fd, MSG_TARGET, &mt, sizeof(mt));
-                _exit(0);
+                return send_msg(fd, MSG_TARGET, &mt, sizeof(mt)) < 0;
         }
         mt.info = t->info;
-        if (probe_params_validate_for_target(p, t->info.logical_block_size, &bad) < 0)
+        if (probe_params_validate_for_target(&req.params, t->info.logical_block_size, &bad) < 0)
                 mt.bad_param = bad;
-        (void) send_msg(fd, MSG_TARGET, &mt, sizeof(mt));
-        if (mt.bad_param >= 0)
-                _exit(0);
+        r = send_msg(fd, MSG_TARGET, &mt, sizeof(mt));
+        if (r < 0 || mt.bad_param >= 0)
+                return r < 0;
 
         mr = calloc(1, sizeof(*mr));
         if (!mr)
-                _exit(1);
-        /* The deadline arrives as SIGALRM (no SA_RESTART: it interrupts io_getevents()), once
-         * just after the probe's own deadline and then every 50 ms, so a wait entered right
-         * after a tick is interrupted too; probe_run() then sees the deadline and ends STALLED. */
-        r = sigaction(SIGALRM, &(const struct sigaction){ .sa_handler = on_alarm }, NULL);
+                return 1;
+        r = arm_deadline(req.params.timeout_usec);
         if (r >= 0)
-                r = setitimer(ITIMER_REAL,
-                              &(const struct itimerval){
-                                      .it_value = { .tv_sec = (time_t) (alarm_usec / USEC_PER_SEC),
-                                                    .tv_usec = (suseconds_t) (alarm_usec %
-                                                                              USEC_PER_SEC) },
-                                      .it_interval = { .tv_usec = 50000 },
-                              },
-                              NULL);
-        r = r < 0 ? -errno : probe_engine_new_aio(/* signal_deadline= */ true, &e);
+                r = probe_engine_new_aio(/* signal_deadline= */ true, &e);
         if (r >= 0)
                 r = probe_run(e, t->info.size_bytes, t->info.logical_block_size, t->info.mem_align,
-                              t->fd, p, child_progress, &fd, &mr->result);
+                              t->fd, &req.params, child_progress, &fd, &mr->result);
         mr->error = MIN(r, 0);
         (void) send_msg(fd, MSG_RESULT, mr, sizeof(*mr));
         if (r >= 0 && mr->result.state == PROBE_STATE_STALLED)
-                /* Reads may still be in flight; freeing the engine (io_destroy) or exiting would
-                 * wait for them. The parent kills us; do not pretend to clean up. */
-                for (;;)
-                        pause();
-        free(mr);
-        e = probe_engine_free(e);
-        _exit(0);
+                wait_for_parent_and_exit(fd);
+        return 0;
 }
 
 /* ---- parent ---- */
 
-int probe_runner_start(const char *path, const ProbeParams *p, int sysfs_dirfd,
-                       probe_progress_t progress, void *userdata, ProbeRunner **ret) {
-        _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
-        int pipefd[2], k;
+struct ProbeRunner {
+        Process *process;
+        ProcessReaper *reaper;
+        int fd;
+        usec_t deadline_usec;
+        usec_t exit_deadline_usec; /* after a result: wait this long for the child's exit */
+        bool got_result;
+        probe_progress_t progress;
+        void *userdata;
+        ProbeRunnerOutcome outcome;
+        size_t buffered;
+        uint8_t buffer[sizeof(MsgHeader) + MSG_MAX_PAYLOAD];
+};
 
-        if (!path || !p || !ret)
+const char *probe_runner_helper_path(void) {
+        static char exe[4096];
+        const char *e = secure_getenv("STORPULSE_PROBE_HELPER");
+        ssize_t n;
+
+        if (e && e[0] == '/')
+                return e;
+        /* Run from the build tree (the CLI, the tests, the VM suite): use the helper built
+         * beside it, never an installed one of another version. */
+        n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        if (n > 0 && (size_t) n > strlen(BUILD_ROOT "/") &&
+            strncmp(exe, BUILD_ROOT "/", strlen(BUILD_ROOT "/")) == 0)
+                return PROBE_HELPER_BUILD_PATH;
+        return PROBE_HELPER_PATH;
+}
+
+static int spawn_helper(const char *path, int sysfs_dirfd, int sock, Process **ret) {
+        char *argv[] = { (char *) "storpulse-probe", (char *) path, NULL };
+        /* The helper's stderr is ours (if we have one): a crashing helper's last words, or a
+         * sanitizer report, belong in the caller's log. */
+        int fds[] = {
+                -EBADF, -EBADF,      fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -EBADF,
+                sock,   sysfs_dirfd,
+        };
+
+        return process_spawn(probe_runner_helper_path(), argv, environ, fds,
+                             sysfs_dirfd >= 0 ? 5 : 4, 0, ret);
+}
+
+int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParams *p,
+                       int sysfs_dirfd, probe_progress_t progress, void *userdata,
+                       ProbeRunner **ret) {
+        _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
+        MsgRequest req = {
+                .magic = REQUEST_MAGIC,
+                .layout = LAYOUT,
+                .sysfs = sysfs_dirfd >= 0          ? SYSFS_FD
+                         : sysfs_dirfd == AT_FDCWD ? SYSFS_CWD
+                                                   : SYSFS_NONE,
+        };
+        int sv[2], k;
+
+        if (!reaper || !path || !p || !ret)
                 return -EINVAL;
         k = probe_params_validate(p, NULL);
         if (k < 0)
                 return k;
+        req.params = *p;
 
         r = calloc(1, sizeof(*r));
         if (!r)
                 return -ENOMEM;
-        r->pid = -1;
+        r->reaper = reaper;
         r->fd = -EBADF;
         r->progress = progress;
         r->userdata = userdata;
         r->outcome.status = PROBE_RUNNER_RUNNING;
         r->outcome.bad_param = _PROBE_PARAM_INVALID;
 
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;
-        fflush(stdout);
-        fflush(stderr);
-        r->pid = fork();
-        if (r->pid < 0) {
-                k = -errno;
-                (void) safe_close(pipefd[0]);
-                (void) safe_close(pipefd[1]);
+        r->fd = sv[0];
+        k = spawn_helper(path, sysfs_dirfd, sv[1], &r->process);
+        (void) safe_close(sv[1]);
+        if (k < 0)
                 return k;
-        }
-        if (r->pid == 0) {
-                (void) safe_close(pipefd[0]);
-                child_main(pipefd[1], path, p, sysfs_dirfd);
-        }
-        (void) safe_close(pipefd[1]);
-        r->fd = pipefd[0];
+        /* Small enough for the socket buffer: this write does not wait for the child. */
+        k = send_msg(r->fd, MSG_REQUEST, &req, sizeof(req));
+        if (k < 0)
+                return k;
         if (fcntl(r->fd, F_SETFL, O_NONBLOCK) < 0)
                 return -errno;
         r->deadline_usec = now(CLOCK_MONOTONIC) + p->timeout_usec + PROBE_RUNNER_GRACE_USEC;
@@ -269,7 +363,7 @@ int probe_runner_fd(const ProbeRunner *r) {
 }
 
 pid_t probe_runner_pid(const ProbeRunner *r) {
-        return r ? r->pid : -1;
+        return r ? process_pid(r->process) : -1;
 }
 
 usec_t probe_runner_deadline_usec(const ProbeRunner *r) {
@@ -282,12 +376,10 @@ const ProbeRunnerOutcome *probe_runner_outcome(const ProbeRunner *r) {
         return r ? &r->outcome : NULL;
 }
 
+/* SIGKILL and hand over: the reaper collects the child whenever its I/O lets it die. */
 static void kill_child(ProbeRunner *r) {
-        if (r->pid > 0 && !r->reaped) {
-                (void) kill(r->pid, SIGKILL);
-                if (waitpid(r->pid, NULL, WNOHANG) == r->pid)
-                        r->reaped = true;
-        }
+        if (r->process)
+                (void) process_reaper_adopt(r->reaper, TAKE_PTR(r->process), 0);
 }
 
 static void finish(ProbeRunner *r, ProbeRunnerStatus status, int error) {
@@ -376,10 +468,9 @@ int probe_runner_dispatch(ProbeRunner *r, usec_t now_usec) {
                 }
                 if (n == 0) {
                         /* EOF: the child exited (or died). It may not be a zombie yet: if
-                         * WNOHANG misses it, probe_runner_free() leaves it to
-                         * probe_runner_reap_stale(). */
-                        if (r->pid > 0 && waitpid(r->pid, NULL, WNOHANG) == r->pid)
-                                r->reaped = true;
+                         * this misses it, probe_runner_free() hands it to the reaper. */
+                        if (r->process)
+                                (void) process_try_reap(r->process, NULL);
                         return finish(r, PROBE_RUNNER_FAILED, -ECHILD), 1;
                 }
                 r->buffered += (size_t) n;
@@ -417,12 +508,12 @@ int probe_runner_dispatch(ProbeRunner *r, usec_t now_usec) {
         return 0;
 }
 
-int probe_runner_run(const char *path, const ProbeParams *p, int sysfs_dirfd,
+int probe_runner_run(ProcessReaper *reaper, const char *path, const ProbeParams *p, int sysfs_dirfd,
                      probe_progress_t progress, void *userdata, ProbeRunnerOutcome *ret) {
         _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
         int k;
 
-        k = probe_runner_start(path, p, sysfs_dirfd, progress, userdata, &r);
+        k = probe_runner_start(reaper, path, p, sysfs_dirfd, progress, userdata, &r);
         if (k < 0)
                 return k;
         for (;;) {
@@ -445,11 +536,10 @@ int probe_runner_run(const char *path, const ProbeParams *p, int sysfs_dirfd,
 ProbeRunner *probe_runner_free(ProbeRunner *r) {
         if (!r)
                 return NULL;
-        if (r->pid > 0 && !r->reaped) {
+        /* A child that exited has been collected; any other is killed and left to the reaper. */
+        if (r->process && !process_reaped(r->process))
                 kill_child(r);
-                if (!r->reaped)
-                        remember_stale(r->pid);
-        }
+        r->process = process_free(r->process);
         r->fd = safe_close(r->fd);
         free(r);
         return NULL;

@@ -2,22 +2,23 @@
 /* Running a vendor RAID CLI without trusting it to finish.
  *
  * Controller firmware that is busy, wedged or mid-reset can make storcli/ssacli/arcconf hang for
- * minutes, and some CLIs fork helpers. So the runner execs the CLI directly (argv, no shell) with
- * a fixed minimal environment (LC_ALL=C for stable output, PATH as given), in a process group of
- * its own, reads its stdout through a pipe with poll() against a monotonic deadline, caps the
- * output size, and on timeout or overflow SIGKILLs the whole group before reaping the leader (the
- * unreaped leader keeps the group id reserved, so the kill can never hit a recycled group). This
- * file is the only I/O of the controller-cli module; it blocks its caller and belongs in a worker.
- * The parsers it feeds are in controller-cli.c. */
+ * minutes, and some CLIs fork helpers. So the runner execs the CLI directly (argv, no shell)
+ * through basic/process (nothing inherited: stdin and stderr on /dev/null, no other fd, signals
+ * reset) with a fixed minimal environment (LC_ALL=C for stable output, PATH as given), in a
+ * process group of its own, reads its stdout through a pipe with poll() against a monotonic
+ * deadline and caps the output size. On timeout or overflow the CLI goes to the caller's
+ * ProcessReaper, which SIGKILLs the whole group and collects the leader whenever it dies (a CLI
+ * stuck in the kernel on a wedged controller may not die at once); after a normal exit the
+ * group is SIGKILLed too, before the leader is reaped, so no stray helper of the CLI survives it
+ * (the unreaped leader keeps the group id reserved, so the kill can never hit a recycled group).
+ * This file is the only I/O of the controller-cli module; it blocks its caller for at most the
+ * timeout and belongs in a worker. The parsers it feeds are in controller-cli.c. */
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sources/controller-cli-run.h"
@@ -27,153 +28,106 @@ static void list_donep(ControllerVolumeList *l) {
         controller_volume_list_done(l);
 }
 
-/* The leader is not reaped yet (alive or zombie), so -pid still names its group. */
-static int kill_and_reap(pid_t pid) {
-        (void) kill(-pid, SIGKILL);
-        (void) kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
-        return 0;
-}
-
-int controller_cli_run(const char *path, char *const argv[], const char *path_env,
-                       usec_t timeout_usec, size_t max_output, char **ret, size_t *ret_size) {
-        _cleanup_free_ char *env_path = NULL, *buf = NULL;
-        _cleanup_close_ int devnull = -EBADF, rfd = -EBADF;
-        char *envp[3];
-        int pipefd[2], status;
+/* Reads fd until EOF into a growing buffer (NUL-terminated), waiting in poll() until
+ * deadline_usec. Returns 0, -ETIME, -EFBIG (more than max_output bytes), -ENOMEM or -errno. */
+static int read_output(int fd, usec_t deadline_usec, size_t max_output, char **ret,
+                       size_t *ret_size) {
+        _cleanup_free_ char *buf = NULL;
         size_t n = 0, cap = 0;
-        usec_t deadline;
-        pid_t pid;
 
-        if (!path || !argv || !argv[0] || !ret)
-                return -EINVAL;
-        if (asprintf(&env_path, "PATH=%s", path_env ?: "/usr/sbin:/usr/bin:/sbin:/bin") < 0)
-                return -ENOMEM;
-        envp[0] = (char *) "LC_ALL=C";
-        envp[1] = env_path;
-        envp[2] = NULL;
-
-        devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (devnull < 0)
-                return -errno;
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        rfd = pipefd[0];
-
-        pid = fork();
-        if (pid < 0) {
-                int e = -errno;
-
-                (void) close(pipefd[1]);
-                return e;
-        }
-        if (pid == 0) {
-                /* child: only async-signal-safe calls from here on */
-                (void) setpgid(0, 0);
-                if (dup2(devnull, STDIN_FILENO) < 0 || dup2(pipefd[1], STDOUT_FILENO) < 0 ||
-                    dup2(devnull, STDERR_FILENO) < 0)
-                        _exit(127);
-                (void) signal(SIGPIPE, SIG_DFL);
-                execve(path, argv, envp);
-                _exit(127);
-        }
-        (void) setpgid(pid, pid);
-        (void) close(pipefd[1]);
-
-        deadline = now(CLOCK_MONOTONIC);
-        deadline =
-                timeout_usec > USEC_INFINITY - deadline ? USEC_INFINITY : deadline + timeout_usec;
         for (;;) {
-                struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
                 usec_t t = now(CLOCK_MONOTONIC);
                 ssize_t k;
                 int p;
 
-                if (t >= deadline) {
-                        kill_and_reap(pid);
+                if (t >= deadline_usec)
                         return -ETIME;
-                }
-                p = poll(&pfd, 1,
-                         (int) MIN((deadline - t + USEC_PER_MSEC - 1) / USEC_PER_MSEC,
-                                   (usec_t) INT32_MAX));
-                if (p < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        p = -errno;
-                        kill_and_reap(pid);
-                        return p;
-                }
-                if (p == 0)
+                p = poll(
+                        &pfd, 1,
+                        deadline_usec == USEC_INFINITY
+                                ? -1
+                                : (int) MIN((deadline_usec - t + USEC_PER_MSEC - 1) / USEC_PER_MSEC,
+                                            (usec_t) INT32_MAX));
+                if (p < 0 && errno != EINTR)
+                        return -errno;
+                if (p <= 0)
                         continue; /* deadline check at the top */
 
                 if (cap - n < 4096) {
-                        size_t ncap = MAX(cap * 2, (size_t) 65536);
-                        char *nb;
+                        size_t ncap = MIN(MAX(cap * 2, (size_t) 65536), max_output + 1 + 4096);
+                        char *nb = realloc(buf, ncap + 1);
 
-                        if (ncap > max_output + 1)
-                                ncap = max_output + 1 + 4096;
-                        nb = realloc(buf, ncap + 1);
-                        if (!nb) {
-                                kill_and_reap(pid);
+                        if (!nb)
                                 return -ENOMEM;
-                        }
                         buf = nb;
                         cap = ncap;
                 }
-                k = read(rfd, buf + n, cap - n);
+                k = read(fd, buf + n, cap - n);
                 if (k < 0) {
                         if (errno == EINTR || errno == EAGAIN)
                                 continue;
-                        p = -errno;
-                        kill_and_reap(pid);
-                        return p;
+                        return -errno;
                 }
                 if (k == 0)
                         break;
                 n += (size_t) k;
-                if (n > max_output) {
-                        kill_and_reap(pid);
+                if (n > max_output)
                         return -EFBIG;
-                }
         }
-
-        /* stdout closed: wait for the exit, still bounded by the deadline. WNOWAIT leaves the
-         * leader a zombie, which keeps its process group id reserved while stray children of
-         * the CLI are killed; only then is it reaped. */
-        for (;;) {
-                siginfo_t si = {};
-
-                if (waitid(P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0) {
-                        int e = -errno;
-
-                        if (errno == EINTR)
-                                continue;
-                        kill_and_reap(pid);
-                        return e;
-                }
-                if (si.si_pid == pid)
-                        break;
-                if (now(CLOCK_MONOTONIC) >= deadline) {
-                        kill_and_reap(pid);
-                        return -ETIME;
-                }
-                (void) nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000 * 1000 }, NULL);
-        }
-        (void) kill(-pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return -errno;
-
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-                return -EPROTO;
-
         if (!buf) {
                 buf = malloc(1);
                 if (!buf)
                         return -ENOMEM;
         }
         buf[n] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
+int controller_cli_run(ProcessReaper *reaper, const char *path, char *const argv[],
+                       const char *path_env, usec_t timeout_usec, size_t max_output, char **ret,
+                       size_t *ret_size) {
+        _cleanup_free_ char *env_path = NULL, *buf = NULL;
+        _cleanup_(process_freep) Process *p = NULL;
+        _cleanup_close_ int rfd = -EBADF;
+        ProcessExit e;
+        usec_t deadline;
+        int pipefd[2], r;
+        size_t n;
+
+        if (!reaper || !path || !argv || !argv[0] || !ret)
+                return -EINVAL;
+        if (asprintf(&env_path, "PATH=%s", path_env ?: "/usr/sbin:/usr/bin:/sbin:/bin") < 0)
+                return -ENOMEM;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return -errno;
+        rfd = pipefd[0];
+        r = process_spawn(path, argv, (char *const[]){ (char *) "LC_ALL=C", env_path, NULL },
+                          (const int[]){ -EBADF, pipefd[1] }, 2, PROCESS_NEW_PGROUP, &p);
+        (void) safe_close(pipefd[1]);
+        if (r < 0)
+                return r;
+
+        deadline = now(CLOCK_MONOTONIC);
+        deadline =
+                timeout_usec > USEC_INFINITY - deadline ? USEC_INFINITY : deadline + timeout_usec;
+        r = read_output(rfd, deadline, max_output, &buf, &n);
+        /* stdout closed: wait for the exit, still bounded by the deadline. */
+        if (r >= 0) {
+                r = process_wait(p, deadline, &e);
+                if (r == 0)
+                        r = -ETIME;
+        }
+        if (r < 0) {
+                (void) process_reaper_adopt(reaper, TAKE_PTR(p), 0);
+                return r;
+        }
+        if (!process_exit_ok(&e))
+                return -EPROTO;
+
         *ret = TAKE_PTR(buf);
         if (ret_size)
                 *ret_size = n;
@@ -240,8 +194,8 @@ int controller_cli_find(ControllerCli cli, const char *path_env, char **ret_path
 
 #define CLI_MAX_OUTPUT (16U * 1024U * 1024U)
 
-int controller_cli_query(ControllerCli cli, const char *path_env, usec_t timeout_usec,
-                         ControllerVolumeList *ret) {
+int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *path_env,
+                         usec_t timeout_usec, ControllerVolumeList *ret) {
         _cleanup_(list_donep) ControllerVolumeList l = {};
         _cleanup_free_ char *bin = NULL, *out = NULL;
         size_t size;
@@ -260,8 +214,8 @@ int controller_cli_query(ControllerCli cli, const char *path_env, usec_t timeout
                         NULL
                 };
 
-                r = controller_cli_run(bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT, &out,
-                                       &size);
+                r = controller_cli_run(reaper, bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT,
+                                       &out, &size);
                 if (r < 0)
                         return r;
                 r = storcli_parse_volumes(out, size, &l);
@@ -280,8 +234,8 @@ int controller_cli_query(ControllerCli cli, const char *path_env, usec_t timeout
                         if (!l.volumes[i].rebuild_drive)
                                 continue;
                         /* best effort: a failed progress query leaves the state as is */
-                        if (controller_cli_run(bin, argv2, path_env, timeout_usec, CLI_MAX_OUTPUT,
-                                               &rb, &rb_size) >= 0)
+                        if (controller_cli_run(reaper, bin, argv2, path_env, timeout_usec,
+                                               CLI_MAX_OUTPUT, &rb, &rb_size) >= 0)
                                 (void) storcli_apply_rebuild(&l, rb, rb_size);
                 }
                 break;
@@ -295,8 +249,8 @@ int controller_cli_query(ControllerCli cli, const char *path_env, usec_t timeout
                                  (char *) "detail",
                                  NULL };
 
-                r = controller_cli_run(bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT, &out,
-                                       &size);
+                r = controller_cli_run(reaper, bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT,
+                                       &out, &size);
                 if (r < 0)
                         return r;
                 r = ssacli_parse_config(out, size, &l);
@@ -310,15 +264,15 @@ int controller_cli_query(ControllerCli cli, const char *path_env, usec_t timeout
                 _cleanup_free_ char *st = NULL;
                 size_t st_size;
 
-                r = controller_cli_run(bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT, &out,
-                                       &size);
+                r = controller_cli_run(reaper, bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT,
+                                       &out, &size);
                 if (r < 0)
                         return r;
                 r = arcconf_parse_ld(out, size, "1", &l);
                 if (r < 0)
                         return r;
-                if (controller_cli_run(bin, argv2, path_env, timeout_usec, CLI_MAX_OUTPUT, &st,
-                                       &st_size) >= 0)
+                if (controller_cli_run(reaper, bin, argv2, path_env, timeout_usec, CLI_MAX_OUTPUT,
+                                       &st, &st_size) >= 0)
                         (void) arcconf_apply_status(&l, st, st_size);
                 break;
         }

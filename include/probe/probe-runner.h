@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Runs one probe (open the target, probe_run() over libaio) in a forked child and brings the
- * result back through a pipe, so the caller never blocks on the device: a hung open(),
- * io_submit() or io_getevents() on a suspended device leaves the child in D state, and since the
- * kernel's exit_aio() waits for in-flight AIO such a child cannot even exit. The parent therefore
- * only ever reads the pipe (non-blocking) and, when the deadline (probe timeout + grace) passes
- * without a result, or when the child reports a stalled probe, SIGKILLs it, reports STALLED and
- * reaps it later with WNOHANG (probe_runner_reap_stale()).
+/* Runs one probe (open the target, probe_run() over libaio) in a `storpulse-probe` helper
+ * process and brings the result back through a socket, so the caller never blocks on the device:
+ * a hung open(), io_submit() or io_getevents() on a suspended device leaves the helper in D
+ * state, and since the kernel's exit_aio() waits for in-flight AIO such a child cannot even
+ * exit. The parent therefore only ever reads the socket (non-blocking) and, when the deadline
+ * (probe timeout + grace) passes without a result, or when the child reports a stalled probe,
+ * SIGKILLs it, reports STALLED and hands it to the caller's ProcessReaper (basic/process.h),
+ * which collects it whenever it finally dies.
  *
  * Two ways to use it: event-driven (daemon: watch probe_runner_fd() for input and wake up at
  * probe_runner_deadline_usec(), call probe_runner_dispatch() each time) or blocking but bounded
@@ -16,6 +17,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "basic/process.h"
 #include "probe/probe-target.h"
 #include "probe/probe.h"
 
@@ -48,15 +50,19 @@ typedef struct ProbeRunnerOutcome {
 
 typedef struct ProbeRunner ProbeRunner;
 
-/* Fork a child probing `path` with p (validated first: -EINVAL/-ERANGE, nothing forked).
- * sysfs_dirfd as for probe_target_open(). progress (may be NULL) is called from
- * probe_runner_dispatch() for each progress report. Returns 0 and a runner, or -errno. */
-int probe_runner_start(const char *path, const ProbeParams *p, int sysfs_dirfd,
-                       probe_progress_t progress, void *userdata, ProbeRunner **ret);
+/* Spawn the helper probing `path` with p (validated first: -EINVAL/-ERANGE, nothing spawned).
+ * sysfs_dirfd as for probe_target_open() (a directory fd is passed on to the helper, AT_FDCWD
+ * means the working directory, which the helper shares). progress (may be NULL) is called from
+ * probe_runner_dispatch() for each progress report. A child killed later is handed to `reaper`,
+ * which must outlive the runner. Returns 0 and a runner, or -errno (-ENOENT: no helper at
+ * probe_runner_helper_path()). */
+int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParams *p,
+                       int sysfs_dirfd, probe_progress_t progress, void *userdata,
+                       ProbeRunner **ret);
 
-/* The pipe's read end (non-blocking): poll it for input. Owned by the runner. */
+/* The socket's read end (non-blocking): poll it for input. Owned by the runner. */
 int probe_runner_fd(const ProbeRunner *r);
-/* The child's pid (e.g. for sd_event_add_child()); the runner reaps it, callers must not. */
+/* The helper's pid, -1 once it was handed to the reaper; the runner reaps it, callers must not. */
 pid_t probe_runner_pid(const ProbeRunner *r);
 /* CLOCK_MONOTONIC µs at which dispatch must be called even without input. */
 usec_t probe_runner_deadline_usec(const ProbeRunner *r);
@@ -71,14 +77,19 @@ const ProbeRunnerOutcome *probe_runner_outcome(const ProbeRunner *r);
 /* Start and dispatch until final, waiting in poll() at most until the deadline (bounded: never
  * longer than p->timeout_usec + PROBE_RUNNER_GRACE_USEC plus a 1 s exit grace). Copies the
  * outcome into *ret. Returns 0 (see ret->status) or -errno if it could not start. */
-int probe_runner_run(const char *path, const ProbeParams *p, int sysfs_dirfd,
+int probe_runner_run(ProcessReaper *reaper, const char *path, const ProbeParams *p, int sysfs_dirfd,
                      probe_progress_t progress, void *userdata, ProbeRunnerOutcome *ret);
 
-/* Kills the child if still running, tries to reap it (WNOHANG); a child that cannot be reaped
- * yet (stuck in D state) is remembered for probe_runner_reap_stale(). Accepts NULL, returns NULL.
- */
+/* Kills the child if still running and hands it to the reaper unless its exit was already
+ * collected. Accepts NULL, returns NULL. */
 ProbeRunner *probe_runner_free(ProbeRunner *r);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeRunner *, probe_runner_free);
 
-/* Retry reaping killed children that were stuck (WNOHANG). Returns how many are still pending. */
-unsigned probe_runner_reap_stale(void);
+/* The helper executable: $STORPULSE_PROBE_HELPER if set (an absolute path), else the one in the
+ * build tree when the running program is itself in the build tree, else the installed one in
+ * libexecdir. Never NULL. */
+const char *probe_runner_helper_path(void);
+
+/* main() of the helper (argv[1] is the target path, the request and the replies go over fd 3,
+ * a sysfs directory is fd 4). Returns the exit status. Only `storpulse-probe` calls this. */
+int probe_runner_helper_main(int argc, char *argv[]);

@@ -557,22 +557,26 @@ static char *fake_path(const char *kind) {
 }
 
 static void test_runner(void) {
+        _cleanup_(process_reaper_freep) ProcessReaper *reaper = NULL;
         ControllerVolumeList l = {};
         char *out = NULL, *p;
         size_t n;
+
+        is_int(process_reaper_new(NULL, NULL, &reaper), 0, "a reaper for killed CLIs");
 
         /* the runner itself */
         {
                 char *argv[] = { (char *) "echo", (char *) "hi", NULL };
 
-                is_int(controller_cli_run("/bin/echo", argv, "/usr/bin:/bin", 5 * USEC_PER_SEC,
-                                          1024, &out, &n),
+                is_int(controller_cli_run(reaper, "/bin/echo", argv, "/usr/bin:/bin",
+                                          5 * USEC_PER_SEC, 1024, &out, &n),
                        0, "echo runs");
                 is_str(out, "hi\n", "stdout captured");
                 is_int(n, 3, "size");
                 free(out);
                 out = NULL;
-                is_int(controller_cli_run("/bin/echo", argv, NULL, USEC_INFINITY, 1024, &out, &n),
+                is_int(controller_cli_run(reaper, "/bin/echo", argv, NULL, USEC_INFINITY, 1024,
+                                          &out, &n),
                        0, "no timeout (USEC_INFINITY) does not overflow the deadline");
                 free(out);
                 out = NULL;
@@ -580,24 +584,24 @@ static void test_runner(void) {
         {
                 char *argv[] = { (char *) "false", NULL };
 
-                is_int(controller_cli_run("/bin/false", argv, NULL, 5 * USEC_PER_SEC, 1024, &out,
-                                          &n),
+                is_int(controller_cli_run(reaper, "/bin/false", argv, NULL, 5 * USEC_PER_SEC, 1024,
+                                          &out, &n),
                        -EPROTO, "exit 1 -> -EPROTO");
                 ok(out == NULL, "no output on failure");
         }
         {
                 char *argv[] = { (char *) "yes", NULL };
 
-                is_int(controller_cli_run("/usr/bin/yes", argv, NULL, 10 * USEC_PER_SEC, 4096, &out,
-                                          &n),
+                is_int(controller_cli_run(reaper, "/usr/bin/yes", argv, NULL, 10 * USEC_PER_SEC,
+                                          4096, &out, &n),
                        -EFBIG, "endless output -> -EFBIG");
         }
         {
                 char *argv[] = { (char *) "nope", NULL };
 
-                is_int(controller_cli_run("/nonexistent/nope", argv, NULL, 5 * USEC_PER_SEC, 1024,
-                                          &out, &n),
-                       -EPROTO, "exec failure -> -EPROTO");
+                is_int(controller_cli_run(reaper, "/nonexistent/nope", argv, NULL, 5 * USEC_PER_SEC,
+                                          1024, &out, &n),
+                       -ENOENT, "exec failure -> the exec's -ENOENT, nothing left running");
         }
 
         /* finding a CLI */
@@ -606,26 +610,27 @@ static void test_runner(void) {
                -ENOENT, "not on PATH");
         is_int(controller_cli_find(CONTROLLER_CLI_TW_CLI, "/bin", &out), -EOPNOTSUPP, "tw_cli");
         is_int(controller_cli_find(_CONTROLLER_CLI_MAX, "/bin", &out), -EINVAL, "invalid cli");
-        is_int(controller_cli_query(CONTROLLER_CLI_STORCLI, "/nonexistent", USEC_PER_SEC, &l),
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, "/nonexistent", USEC_PER_SEC,
+                                    &l),
                -ENOENT, "query without CLI -> -ENOENT (no cli)");
-        is_int(controller_cli_query(CONTROLLER_CLI_NONE, "/bin", USEC_PER_SEC, &l), -EOPNOTSUPP,
-               "query for CLI none");
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_NONE, "/bin", USEC_PER_SEC, &l),
+               -EOPNOTSUPP, "query for CLI none");
 
         /* fake CLIs printing recorded output */
         p = fake_path("ok");
-        is_int(controller_cli_query(CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l), 0,
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l), 0,
                "fake storcli64 query");
         is_int(l.n, 1, "one VD through the fake storcli");
         if (l.n == 1)
                 is_int(l.volumes[0].state, CONTROLLER_VOLUME_OPTIMAL, "optimal");
         controller_volume_list_done(&l);
 
-        is_int(controller_cli_query(CONTROLLER_CLI_SSACLI, p, 10 * USEC_PER_SEC, &l), 0,
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_SSACLI, p, 10 * USEC_PER_SEC, &l), 0,
                "fake ssacli query");
         is_int(l.n, 1, "one logical drive through the fake ssacli");
         controller_volume_list_done(&l);
 
-        is_int(controller_cli_query(CONTROLLER_CLI_ARCCONF, p, 10 * USEC_PER_SEC, &l), 0,
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_ARCCONF, p, 10 * USEC_PER_SEC, &l), 0,
                "fake arcconf query (GETCONFIG + GETSTATUS)");
         if (l.n == 1) {
                 is_int(l.volumes[0].state, CONTROLLER_VOLUME_REBUILDING,
@@ -637,8 +642,8 @@ static void test_runner(void) {
         free(p);
 
         p = fake_path("hang");
-        is_int(controller_cli_query(CONTROLLER_CLI_STORCLI, p, 300 * USEC_PER_MSEC, &l), -ETIME,
-               "hanging CLI -> -ETIME");
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, p, 300 * USEC_PER_MSEC, &l),
+               -ETIME, "hanging CLI -> -ETIME");
         is_int(l.n, 0, "nothing written");
         {
                 /* the whole group is SIGKILLed: the shell's sleep child must go away too (give
@@ -652,8 +657,8 @@ static void test_runner(void) {
                 if (bin) {
                         char *argv[] = { bin, arg, NULL };
 
-                        is_int(controller_cli_run(bin, argv, p, 300 * USEC_PER_MSEC, 1 << 20, &out2,
-                                                  NULL),
+                        is_int(controller_cli_run(reaper, bin, argv, p, 300 * USEC_PER_MSEC,
+                                                  1 << 20, &out2, NULL),
                                -ETIME, "hanging CLI run -> -ETIME");
                         for (int i = 0; i < 200 && (alive = hang_child_alive(tag)); i++)
                                 (void) nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 },
@@ -666,18 +671,22 @@ static void test_runner(void) {
         free(p);
 
         p = fake_path("fail");
-        is_int(controller_cli_query(CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l), -EPROTO,
-               "non-zero exit -> -EPROTO even with valid output");
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l),
+               -EPROTO, "non-zero exit -> -EPROTO even with valid output");
         free(p);
 
         p = fake_path("garbage");
-        is_int(controller_cli_query(CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l), -EBADMSG,
-               "garbage storcli -> -EBADMSG");
-        is_int(controller_cli_query(CONTROLLER_CLI_SSACLI, p, 10 * USEC_PER_SEC, &l), -EBADMSG,
-               "garbage ssacli -> -EBADMSG");
-        is_int(controller_cli_query(CONTROLLER_CLI_ARCCONF, p, 10 * USEC_PER_SEC, &l), -EBADMSG,
-               "garbage arcconf -> -EBADMSG");
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l),
+               -EBADMSG, "garbage storcli -> -EBADMSG");
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_SSACLI, p, 10 * USEC_PER_SEC, &l),
+               -EBADMSG, "garbage ssacli -> -EBADMSG");
+        is_int(controller_cli_query(reaper, CONTROLLER_CLI_ARCCONF, p, 10 * USEC_PER_SEC, &l),
+               -EBADMSG, "garbage arcconf -> -EBADMSG");
         free(p);
+
+        /* The killed CLIs (yes, the hanging fakes) are collected, none is left behind. */
+        is_int(process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + 30 * USEC_PER_SEC), 0,
+               "every killed CLI was reaped");
 }
 
 int main(void) {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* probe-runner: a real probe of a regular file (random data under /var/tmp, a disk filesystem)
- * in a forked child, the outcome through the pipe; refusals; and the parent's deadline: a child
- * that goes silent (SIGSTOPped here, standing in for one stuck in D state) is killed and
- * reported STALLED, and dispatch never blocks. No timing is asserted. */
+ * in the exec'd storpulse-probe helper, the outcome through its socket; refusals; and the
+ * parent's deadline: a child that goes silent (SIGSTOPped here, standing in for one stuck in D
+ * state) is killed, reported STALLED and collected by the reaper, and dispatch never blocks. No
+ * timing is asserted. */
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,6 +16,8 @@
 #include "probe/probe-engine.h"
 #include "probe/probe-runner.h"
 #include "tap.h"
+
+static ProcessReaper *reaper;
 
 static int write_random_file(const char *path, size_t size) {
         _cleanup_close_ int fd = -EBADF, rnd = -EBADF;
@@ -56,7 +59,7 @@ static void test_regular_file(const char *path) {
         ProbeParams p = small_params();
         const ProbeResult *r = &o.result;
 
-        is_int(probe_runner_run(path, &p, -EBADF, on_progress, NULL, &o), 0, "file: runs");
+        is_int(probe_runner_run(reaper, path, &p, -EBADF, on_progress, NULL, &o), 0, "file: runs");
         is_str(probe_runner_status_to_string(o.status), "done", "file: done");
         is_int(r->state, PROBE_STATE_OK, "file: state ok");
         ok(o.have_info && o.info.kind == PROBE_TARGET_FILE, "file: described as a file");
@@ -78,15 +81,15 @@ static void test_refusals(const char *dir) {
         static ProbeRunnerOutcome o;
         ProbeParams p = small_params();
 
-        is_int(probe_runner_run("/nonexistent/storpulse", &p, -EBADF, NULL, NULL, &o), 0,
+        is_int(probe_runner_run(reaper, "/nonexistent/storpulse", &p, -EBADF, NULL, NULL, &o), 0,
                "missing: runs");
         is_int(o.status, PROBE_RUNNER_UNUSABLE, "missing: unusable");
         is_int(o.error, -ENOENT, "missing: -ENOENT");
-        is_int(probe_runner_run(dir, &p, -EBADF, NULL, NULL, &o), 0, "dir: runs");
+        is_int(probe_runner_run(reaper, dir, &p, -EBADF, NULL, NULL, &o), 0, "dir: runs");
         is_int(o.error, -EISDIR, "dir: -EISDIR");
 
         p.seq_queue_depth = 0;
-        is_int(probe_runner_run(dir, &p, -EBADF, NULL, NULL, &o), -ERANGE,
+        is_int(probe_runner_run(reaper, dir, &p, -EBADF, NULL, NULL, &o), -ERANGE,
                "bad params: refused before forking");
 }
 
@@ -99,7 +102,7 @@ static void test_silent_child_is_killed(const char *path) {
         p.rand_count = 0;
         p.rand_duration_usec = 30 * USEC_PER_SEC;
         p.timeout_usec = 1 * USEC_PER_SEC;
-        is_int(probe_runner_start(path, &p, -EBADF, NULL, NULL, &r), 0, "silent: started");
+        is_int(probe_runner_start(reaper, path, &p, -EBADF, NULL, NULL, &r), 0, "silent: started");
         ok(probe_runner_pid(r) > 0, "silent: child pid");
         is_int(kill(probe_runner_pid(r), SIGSTOP), 0, "silent: child stopped");
         is_int(probe_runner_outcome(r)->status, PROBE_RUNNER_RUNNING, "silent: running");
@@ -116,7 +119,8 @@ static void test_silent_child_is_killed(const char *path) {
         is_str(probe_runner_status_to_string(probe_runner_outcome(r)->status), "stalled",
                "silent: reported stalled");
         r = probe_runner_free(r);
-        (void) probe_runner_reap_stale();
+        is_int(process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + 30 * USEC_PER_SEC), 0,
+               "silent: the killed child was reaped");
 }
 
 static void test_stall_inside_probe(const char *path) {
@@ -128,7 +132,7 @@ static void test_stall_inside_probe(const char *path) {
         p.rand_count = 0;
         p.rand_duration_usec = 30 * USEC_PER_SEC;
         p.timeout_usec = 300 * USEC_PER_MSEC;
-        is_int(probe_runner_run(path, &p, -EBADF, NULL, NULL, &o), 0, "deadline: runs");
+        is_int(probe_runner_run(reaper, path, &p, -EBADF, NULL, NULL, &o), 0, "deadline: runs");
         is_int(o.status, PROBE_RUNNER_DONE, "deadline: a result came back");
         is_str(probe_state_to_string(o.result.state), "stalled", "deadline: state stalled");
         ok(o.result.phases[PROBE_PHASE_RANDOM].ios > 0, "deadline: partial results kept");
@@ -176,12 +180,16 @@ int main(void) {
         (void) snprintf(path, sizeof(path), "%s/data", dir);
         is_int(write_random_file(path, 8 << 20), 0, "8 MiB of random data");
 
+        is_int(process_reaper_new(NULL, NULL, &reaper), 0, "a reaper for killed children");
         test_in_process_aio(path);
         test_regular_file(path);
         test_refusals(dir);
         test_silent_child_is_killed(path);
         test_stall_inside_probe(path);
 
+        is_int(process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + 30 * USEC_PER_SEC), 0,
+               "no child left behind");
+        reaper = process_reaper_free(reaper);
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         (void) system(cmd);
         return tap_done();
