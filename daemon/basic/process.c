@@ -15,6 +15,11 @@
  * the dup2 sequence can never overwrite a source it still needs. stdin and any gap are
  * /dev/null.
  *
+ * Where pidfd_open() is missing (Linux < 5.3, a seccomp filter that refuses it, valgrind up to
+ * 3.19) a Process falls back to its pid: kill() and waitid(P_PID, WNOHANG) are just as safe on
+ * a child not yet reaped, only not pollable, so waits and the reaper then look every
+ * PROCESS_POLL_FALLBACK_USEC instead of sleeping on the pidfd.
+ *
  * The pidfd comes from pidfd_open() right after posix_spawn() returns. The pid cannot have been
  * recycled in between: it is our own child, not yet reaped, and this module assumes nobody in
  * the process reaps children it did not spawn (no waitpid(-1), no SIGCHLD set to SIG_IGN, which
@@ -46,6 +51,9 @@
 
 #include "basic/process.h"
 
+/* How often a child without a pidfd is looked at while waiting for it. */
+#define PROCESS_POLL_FALLBACK_USEC (10 * USEC_PER_MSEC)
+
 struct Process {
         pid_t pid;
         int pidfd;
@@ -72,7 +80,9 @@ static int spawn_attr_init(posix_spawnattr_t *a, ProcessFlags flags) {
         int r;
 
         (void) sigemptyset(&none);
-        (void) sigfillset(&all);
+        /* Every bit, not sigfillset(): that leaves out glibc's internal signals 32 and 33, which
+         * posix_spawn() otherwise hands to the child as SIG_IGN, and exec keeps ignored. */
+        memset(&all, 0xff, sizeof(all));
         if (flags & PROCESS_NEW_PGROUP)
                 f |= POSIX_SPAWN_SETPGROUP;
         r = posix_spawnattr_setflags(a, f);
@@ -104,45 +114,48 @@ static int file_actions_init(posix_spawn_file_actions_t *fa, const int fds[], si
         return -r;
 }
 
-int process_spawn(const char *path, char *const argv[], char *const envp[], const int fds[],
-                  size_t n_fds, ProcessFlags flags, Process **ret) {
+static int spawn_pid(const char *path, char *const argv[], char *const envp[], const int fds[],
+                     size_t n_fds, ProcessFlags flags, pid_t *ret) {
         _cleanup_(spawn_attr_donep) posix_spawnattr_t attr;
         _cleanup_(file_actions_donep) posix_spawn_file_actions_t fa;
         int tmp[PROCESS_FDS_MAX] = { [0 ... PROCESS_FDS_MAX - 1] = -EBADF };
-        _cleanup_free_ Process *p = NULL;
-        pid_t pid;
         int r;
 
-        if (!path || !argv || !argv[0] || !envp || (n_fds > 0 && !fds) ||
-            n_fds > PROCESS_FDS_MAX || !ret)
-                return -EINVAL;
-        p = calloc(1, sizeof(*p));
-        if (!p)
-                return -ENOMEM;
-        r = -posix_spawnattr_init(&attr);
-        if (r < 0)
-                return r;
-        r = -posix_spawn_file_actions_init(&fa);
-        if (r < 0)
-                return r;
+        /* Neither init can fail on glibc; both must have run before the cleanups can. */
+        (void) posix_spawnattr_init(&attr);
+        (void) posix_spawn_file_actions_init(&fa);
         r = spawn_attr_init(&attr, flags);
         if (r >= 0)
                 r = file_actions_init(&fa, fds, n_fds, tmp);
         if (r >= 0)
-                r = -posix_spawn(&pid, path, &fa, &attr, argv, envp);
+                r = -posix_spawn(ret, path, &fa, &attr, argv, envp);
         for (size_t i = 0; i < ELEMENTSOF(tmp); i++)
                 (void) safe_close(tmp[i]);
+        return r;
+}
+
+int process_spawn(const char *path, char *const argv[], char *const envp[], const int fds[],
+                  size_t n_fds, ProcessFlags flags, Process **ret) {
+        _cleanup_free_ Process *p = NULL;
+        pid_t pid;
+        int r;
+
+        if (!path || !argv || !argv[0] || !envp || (n_fds > 0 && !fds) || n_fds > PROCESS_FDS_MAX ||
+            !ret)
+                return -EINVAL;
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        r = spawn_pid(path, argv, envp, fds, n_fds, flags, &pid);
         if (r < 0)
                 return r;
 
         p->pid = pid;
         p->flags = flags;
         p->pidfd = pidfd_open(pid, 0);
-        if (p->pidfd < 0) {
-                /* Cannot happen on Linux >= 5.3 short of fd exhaustion. Without a pidfd there is
-                 * no safe way to wait: kill by pid (still our unreaped child) and leave it. */
+        if (p->pidfd < 0 && errno != ENOSYS && errno != EPERM) {
                 r = -errno;
-                (void) kill(pid, SIGKILL);
+                (void) kill(pid, SIGKILL); /* still our unreaped child: the pid is its own */
                 return r;
         }
         *ret = TAKE_PTR(p);
@@ -173,13 +186,18 @@ int process_signal(Process *p, int sig) {
         /* The leader is unreaped, so its pgid cannot have been reused. */
         if (p->flags & PROCESS_NEW_PGROUP)
                 (void) kill(-p->pid, sig);
+        if (p->pidfd < 0)
+                return RET_NERRNO(kill(p->pid, sig));
         return RET_NERRNO(pidfd_send_signal(p->pidfd, sig, NULL, 0));
 }
 
-static int waitid_nohang(int pidfd, int extra, siginfo_t *si) {
+static int waitid_nohang(const Process *p, int extra, siginfo_t *si) {
+        idtype_t type = p->pidfd >= 0 ? P_PIDFD : P_PID;
+        id_t id = p->pidfd >= 0 ? (id_t) p->pidfd : (id_t) p->pid;
+
         for (;;) {
                 *si = (siginfo_t){};
-                if (waitid(P_PIDFD, (id_t) pidfd, si, WEXITED | WNOHANG | extra) >= 0)
+                if (waitid(type, id, si, WEXITED | WNOHANG | extra) >= 0)
                         return si->si_pid != 0;
                 if (errno != EINTR)
                         return -errno;
@@ -196,12 +214,12 @@ int process_try_reap(Process *p, ProcessExit *ret_exit) {
                 if (p->flags & PROCESS_NEW_PGROUP) {
                         /* Look without reaping: while the zombie leader exists its group id is
                          * reserved, so the group kill cannot hit a stranger. */
-                        r = waitid_nohang(p->pidfd, WNOWAIT, &si);
+                        r = waitid_nohang(p, WNOWAIT, &si);
                         if (r <= 0)
                                 return r;
                         (void) kill(-p->pid, SIGKILL);
                 }
-                r = waitid_nohang(p->pidfd, 0, &si);
+                r = waitid_nohang(p, 0, &si);
                 if (r <= 0)
                         return r;
                 p->reaped = true;
@@ -236,7 +254,11 @@ int process_wait(Process *p, usec_t deadline_usec, ProcessExit *ret_exit) {
                 t = now(CLOCK_MONOTONIC);
                 if (t >= deadline_usec)
                         return 0;
-                if (poll(&pfd, 1, poll_ms(deadline_usec, t)) < 0 && errno != EINTR)
+                if (p->pidfd < 0)
+                        deadline_usec = MIN(deadline_usec, t + PROCESS_POLL_FALLBACK_USEC);
+                if (poll(p->pidfd >= 0 ? &pfd : NULL, p->pidfd >= 0, poll_ms(deadline_usec, t)) <
+                            0 &&
+                    errno != EINTR)
                         return -errno;
         }
 }
@@ -318,7 +340,7 @@ static size_t sweep_locked(ProcessReaper *r, usec_t now_usec) {
                 }
                 /* Exited (or not ours to wait for any more, -ECHILD): stop tracking. The pidfd
                  * was closed by the reap, which also took it out of the epoll set. */
-                if (k < 0)
+                if (k < 0 && pidfd >= 0)
                         (void) epoll_ctl(r->epoll_fd, EPOLL_CTL_DEL, pidfd, NULL);
                 if (k > 0 && r->reaped)
                         r->reaped(process_pid(t->process), &e,
@@ -356,8 +378,8 @@ int process_reaper_adopt(ProcessReaper *r, Process *p, usec_t grace_usec) {
                 r->tracked = nt;
                 r->n_allocated = na;
         }
-        if (epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, p->pidfd,
-                      &(struct epoll_event){ .events = EPOLLIN }) < 0) {
+        if (p->pidfd >= 0 && epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, p->pidfd,
+                                       &(struct epoll_event){ .events = EPOLLIN }) < 0) {
                 k = -errno;
                 (void) pthread_mutex_unlock(&r->lock);
                 (void) process_free(p);
@@ -369,8 +391,8 @@ int process_reaper_adopt(ProcessReaper *r, Process *p, usec_t grace_usec) {
                 kill_now(slot, t);
         else {
                 (void) process_signal(p, SIGTERM);
-                slot->kill_usec = grace_usec > USEC_INFINITY - t - 1 ? USEC_INFINITY - 1
-                                                                     : t + grace_usec;
+                slot->kill_usec =
+                        grace_usec > USEC_INFINITY - t - 1 ? USEC_INFINITY - 1 : t + grace_usec;
         }
         (void) sweep_locked(r, t);
         (void) pthread_mutex_unlock(&r->lock);
@@ -398,8 +420,11 @@ usec_t process_reaper_next_usec(ProcessReaper *r) {
         if (!r)
                 return next;
         (void) pthread_mutex_lock(&r->lock);
-        for (size_t i = 0; i < r->n; i++)
+        for (size_t i = 0; i < r->n; i++) {
                 next = MIN(next, r->tracked[i].kill_usec);
+                if (process_pidfd(r->tracked[i].process) < 0)
+                        next = MIN(next, now(CLOCK_MONOTONIC) + PROCESS_POLL_FALLBACK_USEC);
+        }
         (void) pthread_mutex_unlock(&r->lock);
         return next;
 }
@@ -453,9 +478,8 @@ int process_reaper_list(ProcessReaper *r, usec_t now_usec, ProcessReaperEntry **
                         .pid = process_pid(t->process),
                         .killed = t->kill_usec == USEC_INFINITY,
                         .age_usec = since(now_usec, t->adopted_usec),
-                        .killed_usec = t->kill_usec == USEC_INFINITY
-                                               ? since(now_usec, t->killed_usec)
-                                               : 0,
+                        .killed_usec =
+                                t->kill_usec == USEC_INFINITY ? since(now_usec, t->killed_usec) : 0,
                 };
         }
         (void) pthread_mutex_unlock(&r->lock);

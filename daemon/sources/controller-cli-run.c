@@ -95,7 +95,7 @@ int controller_cli_run(ProcessReaper *reaper, const char *path, char *const argv
         ProcessExit e;
         usec_t deadline;
         int pipefd[2], r;
-        size_t n;
+        size_t n = 0;
 
         if (!reaper || !path || !argv || !argv[0] || !ret)
                 return -EINVAL;

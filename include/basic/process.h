@@ -57,7 +57,8 @@ int process_spawn(const char *path, char *const argv[], char *const envp[], cons
                   size_t n_fds, ProcessFlags flags, Process **ret);
 
 pid_t process_pid(const Process *p) _pure_;
-/* The pidfd (owned by p, CLOEXEC): polls readable (POLLIN) once the child has exited. */
+/* The pidfd (owned by p, CLOEXEC): polls readable (POLLIN) once the child has exited. -EBADF
+ * where the kernel (or a seccomp filter, or valgrind) has no pidfd_open(): p then works by pid. */
 int process_pidfd(const Process *p) _pure_;
 /* True once the exit has been collected; process_exit() is valid then. */
 bool process_reaped(const Process *p) _pure_;
@@ -108,8 +109,9 @@ size_t process_reaper_reap(ProcessReaper *r, usec_t now_usec);
 /* An epoll fd (owned by the reaper) that polls readable while a tracked child has exited and
  * awaits process_reaper_reap(): an event loop watches it for EPOLLIN (sd_event_add_io()). */
 int process_reaper_fd(const ProcessReaper *r) _pure_;
-/* CLOCK_MONOTONIC µs of the next SIGKILL due (a grace period ending), or USEC_INFINITY: an
- * event loop arms a timer there and calls process_reaper_reap(). */
+/* CLOCK_MONOTONIC µs of the next SIGKILL due (a grace period ending; or soon, for a child
+ * without a pidfd, which the fd cannot signal), or USEC_INFINITY: an event loop arms a timer
+ * there and calls process_reaper_reap(). */
 usec_t process_reaper_next_usec(ProcessReaper *r);
 
 /* Sweep, polling process_reaper_fd() between sweeps, until nothing is tracked or
