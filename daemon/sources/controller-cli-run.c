@@ -194,11 +194,91 @@ int controller_cli_find(ControllerCli cli, const char *path_env, char **ret_path
 
 #define CLI_MAX_OUTPUT (16U * 1024U * 1024U)
 
+/* One query's fixed inputs: which binary, how to run it. */
+typedef struct CliQuery {
+        ProcessReaper *reaper;
+        char *bin;
+        const char *path_env;
+        usec_t timeout_usec;
+} CliQuery;
+
+static int query_run(const CliQuery *q, char *const argv[], char **ret, size_t *ret_size) {
+        return controller_cli_run(q->reaper, q->bin, argv, q->path_env, q->timeout_usec,
+                                  CLI_MAX_OUTPUT, ret, ret_size);
+}
+
+/* storcli: all virtual drives, then the rebuild progress of each drive that rebuilds. */
+static int query_storcli(const CliQuery *q, ControllerVolumeList *l) {
+        char *argv[] = { q->bin,         (char *) "/call/vall", (char *) "show",
+                         (char *) "all", (char *) "J",          NULL };
+        _cleanup_free_ char *out = NULL;
+        size_t size;
+        int r;
+
+        r = query_run(q, argv, &out, &size);
+        if (r < 0)
+                return r;
+        r = storcli_parse_volumes(out, size, l);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < l->n; i++) {
+                char *argv2[] = { q->bin,          l->volumes[i].rebuild_drive,
+                                  (char *) "show", (char *) "rebuild",
+                                  (char *) "J",    NULL };
+                _cleanup_free_ char *rb = NULL;
+                size_t rb_size;
+
+                if (!l->volumes[i].rebuild_drive)
+                        continue;
+                /* best effort: a failed progress query leaves the state as is */
+                if (query_run(q, argv2, &rb, &rb_size) >= 0)
+                        (void) storcli_apply_rebuild(l, rb, rb_size);
+        }
+        return 0;
+}
+
+static int query_ssacli(const CliQuery *q, ControllerVolumeList *l) {
+        char *argv[] = { q->bin,
+                         (char *) "ctrl",
+                         (char *) "all",
+                         (char *) "show",
+                         (char *) "config",
+                         (char *) "detail",
+                         NULL };
+        _cleanup_free_ char *out = NULL;
+        size_t size;
+        int r;
+
+        r = query_run(q, argv, &out, &size);
+        if (r < 0)
+                return r;
+        return ssacli_parse_config(out, size, l);
+}
+
+/* arcconf: the logical devices of controller 1, then (best effort) its task status. */
+static int query_arcconf(const CliQuery *q, ControllerVolumeList *l) {
+        char *argv[] = { q->bin, (char *) "GETCONFIG", (char *) "1", (char *) "LD", NULL };
+        char *argv2[] = { q->bin, (char *) "GETSTATUS", (char *) "1", NULL };
+        _cleanup_free_ char *out = NULL, *st = NULL;
+        size_t size, st_size;
+        int r;
+
+        r = query_run(q, argv, &out, &size);
+        if (r < 0)
+                return r;
+        r = arcconf_parse_ld(out, size, "1", l);
+        if (r < 0)
+                return r;
+        if (query_run(q, argv2, &st, &st_size) >= 0)
+                (void) arcconf_apply_status(l, st, st_size);
+        return 0;
+}
+
 int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *path_env,
                          usec_t timeout_usec, ControllerVolumeList *ret) {
         _cleanup_(list_donep) ControllerVolumeList l = {};
-        _cleanup_free_ char *bin = NULL, *out = NULL;
-        size_t size;
+        _cleanup_free_ char *bin = NULL;
+        CliQuery q;
         int r;
 
         if (!ret)
@@ -206,76 +286,20 @@ int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *p
         r = controller_cli_find(cli, path_env, &bin);
         if (r < 0)
                 return r;
+        q = (CliQuery){
+                .reaper = reaper, .bin = bin, .path_env = path_env, .timeout_usec = timeout_usec
+        };
 
         switch (cli) {
-        case CONTROLLER_CLI_STORCLI: {
-                char *argv[] = {
-                        bin, (char *) "/call/vall", (char *) "show", (char *) "all", (char *) "J",
-                        NULL
-                };
-
-                r = controller_cli_run(reaper, bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT,
-                                       &out, &size);
-                if (r < 0)
-                        return r;
-                r = storcli_parse_volumes(out, size, &l);
-                if (r < 0)
-                        return r;
-                for (size_t i = 0; i < l.n; i++) {
-                        _cleanup_free_ char *rb = NULL;
-                        size_t rb_size;
-                        char *argv2[] = { bin,
-                                          l.volumes[i].rebuild_drive,
-                                          (char *) "show",
-                                          (char *) "rebuild",
-                                          (char *) "J",
-                                          NULL };
-
-                        if (!l.volumes[i].rebuild_drive)
-                                continue;
-                        /* best effort: a failed progress query leaves the state as is */
-                        if (controller_cli_run(reaper, bin, argv2, path_env, timeout_usec,
-                                               CLI_MAX_OUTPUT, &rb, &rb_size) >= 0)
-                                (void) storcli_apply_rebuild(&l, rb, rb_size);
-                }
+        case CONTROLLER_CLI_STORCLI:
+                r = query_storcli(&q, &l);
                 break;
-        }
-        case CONTROLLER_CLI_SSACLI: {
-                char *argv[] = { bin,
-                                 (char *) "ctrl",
-                                 (char *) "all",
-                                 (char *) "show",
-                                 (char *) "config",
-                                 (char *) "detail",
-                                 NULL };
-
-                r = controller_cli_run(reaper, bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT,
-                                       &out, &size);
-                if (r < 0)
-                        return r;
-                r = ssacli_parse_config(out, size, &l);
-                if (r < 0)
-                        return r;
+        case CONTROLLER_CLI_SSACLI:
+                r = query_ssacli(&q, &l);
                 break;
-        }
-        case CONTROLLER_CLI_ARCCONF: {
-                char *argv[] = { bin, (char *) "GETCONFIG", (char *) "1", (char *) "LD", NULL };
-                char *argv2[] = { bin, (char *) "GETSTATUS", (char *) "1", NULL };
-                _cleanup_free_ char *st = NULL;
-                size_t st_size;
-
-                r = controller_cli_run(reaper, bin, argv, path_env, timeout_usec, CLI_MAX_OUTPUT,
-                                       &out, &size);
-                if (r < 0)
-                        return r;
-                r = arcconf_parse_ld(out, size, "1", &l);
-                if (r < 0)
-                        return r;
-                if (controller_cli_run(reaper, bin, argv2, path_env, timeout_usec, CLI_MAX_OUTPUT,
-                                       &st, &st_size) >= 0)
-                        (void) arcconf_apply_status(&l, st, st_size);
+        case CONTROLLER_CLI_ARCCONF:
+                r = query_arcconf(&q, &l);
                 break;
-        }
         case CONTROLLER_CLI_NONE:
         case CONTROLLER_CLI_STORCLI2:
         case CONTROLLER_CLI_TW_CLI:
@@ -287,6 +311,8 @@ int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *p
         case _CONTROLLER_CLI_INVALID:
                 return -EINVAL;
         }
+        if (r < 0)
+                return r;
 
         *ret = l;
         l = (ControllerVolumeList){};

@@ -543,8 +543,8 @@ static void test_sd_event(void) {
         ok(sd_event_add_time(e, &lp.timer, CLOCK_MONOTONIC, process_reaper_next_usec(r), 0,
                              on_reaper_timer, &lp) >= 0,
            "sd-event: timer at the next SIGKILL");
-        ok(sd_event_add_time_relative(e, &safety, CLOCK_MONOTONIC, 60 * USEC_PER_SEC, 0,
-                                      on_safety, NULL) >= 0,
+        ok(sd_event_add_time_relative(e, &safety, CLOCK_MONOTONIC, 60 * USEC_PER_SEC, 0, on_safety,
+                                      NULL) >= 0,
            "sd-event: safety exit");
         is_int(sd_event_loop(e), 0, "sd-event: the loop ended because all were collected");
         is_int(process_reaper_count(r), 0, "sd-event: nothing tracked");
