@@ -143,6 +143,10 @@ int process_spawn(const char *path, char *const argv[], char *const envp[], cons
         if (!path || !argv || !argv[0] || !envp || (n_fds > 0 && !fds) || n_fds > PROCESS_FDS_MAX ||
             !ret)
                 return -EINVAL;
+        /* An early, clear error. posix_spawn() reports a failed exec too, but not everywhere:
+         * valgrind runs its vfork as a plain fork, and the exec error becomes an exit 127. */
+        if (access(path, X_OK) < 0)
+                return -errno;
         p = calloc(1, sizeof(*p));
         if (!p)
                 return -ENOMEM;
@@ -245,7 +249,7 @@ int process_wait(Process *p, usec_t deadline_usec, ProcessExit *ret_exit) {
                 return -EINVAL;
         for (;;) {
                 struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
-                usec_t t;
+                usec_t t, wake;
                 int r;
 
                 r = process_try_reap(p, ret_exit);
@@ -254,10 +258,10 @@ int process_wait(Process *p, usec_t deadline_usec, ProcessExit *ret_exit) {
                 t = now(CLOCK_MONOTONIC);
                 if (t >= deadline_usec)
                         return 0;
-                if (p->pidfd < 0)
-                        deadline_usec = MIN(deadline_usec, t + PROCESS_POLL_FALLBACK_USEC);
-                if (poll(p->pidfd >= 0 ? &pfd : NULL, p->pidfd >= 0, poll_ms(deadline_usec, t)) <
-                            0 &&
+                /* Without a pidfd nothing wakes us: look again soon. */
+                wake = p->pidfd >= 0 ? deadline_usec
+                                     : MIN(deadline_usec, t + PROCESS_POLL_FALLBACK_USEC);
+                if (poll(p->pidfd >= 0 ? &pfd : NULL, p->pidfd >= 0, poll_ms(wake, t)) < 0 &&
                     errno != EINTR)
                         return -errno;
         }

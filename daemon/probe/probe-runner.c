@@ -28,6 +28,7 @@
  * stalled result it waits only until the parent closes its end. */
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -38,6 +39,13 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define MARK_DEFINED(p, n) VALGRIND_MAKE_MEM_DEFINED(p, n)
+#else
+#define MARK_DEFINED(p, n) ((void) 0)
+#endif
 
 #include "config.h"
 #include "basic/string-table.h"
@@ -102,11 +110,13 @@ static const char *const status_table[_PROBE_RUNNER_STATUS_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(probe_runner_status, ProbeRunnerStatus, status_table);
 
-static int write_all(int fd, const void *p, size_t n) {
+/* flags: MSG_NOSIGNAL in the parent, which must survive a helper that died; the helper keeps
+ * SIGPIPE, so it dies when its parent is gone. */
+static int write_all(int fd, const void *p, size_t n, int flags) {
         const uint8_t *b = p;
 
         while (n > 0) {
-                ssize_t k = write(fd, b, n);
+                ssize_t k = send(fd, b, n, flags);
 
                 if (k < 0) {
                         if (errno == EINTR)
@@ -119,14 +129,18 @@ static int write_all(int fd, const void *p, size_t n) {
         return 0;
 }
 
-static int send_msg(int fd, MsgType type, const void *payload, size_t size) {
+static int send_msg_flags(int fd, MsgType type, const void *payload, size_t size, int flags) {
         MsgHeader h = { .type = type, .size = (uint32_t) size };
         int r;
 
-        r = write_all(fd, &h, sizeof(h));
+        r = write_all(fd, &h, sizeof(h), flags);
         if (r < 0)
                 return r;
-        return write_all(fd, payload, size);
+        return write_all(fd, payload, size, flags);
+}
+
+static int send_msg(int fd, MsgType type, const void *payload, size_t size) {
+        return send_msg_flags(fd, type, payload, size, 0);
 }
 
 /* ---- helper (the child) ---- */
@@ -282,8 +296,8 @@ struct ProbeRunner {
 };
 
 const char *probe_runner_helper_path(void) {
-        static char exe[4096];
         const char *e = secure_getenv("STORPULSE_PROBE_HELPER");
+        char exe[PATH_MAX];
         ssize_t n;
 
         if (e && e[0] == '/')
@@ -301,10 +315,8 @@ static int spawn_helper(const char *path, int sysfs_dirfd, int sock, Process **r
         char *argv[] = { (char *) "storpulse-probe", (char *) path, NULL };
         /* The helper's stderr is ours (if we have one): a crashing helper's last words, or a
          * sanitizer report, belong in the caller's log. */
-        int fds[] = {
-                -EBADF, -EBADF,      fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -EBADF,
-                sock,   sysfs_dirfd,
-        };
+        int err = fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -EBADF;
+        int fds[] = { -EBADF, -EBADF, err, sock, sysfs_dirfd };
 
         return process_spawn(probe_runner_helper_path(), argv, environ, fds,
                              sysfs_dirfd >= 0 ? 5 : 4, 0, ret);
@@ -314,13 +326,7 @@ int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParam
                        int sysfs_dirfd, probe_progress_t progress, void *userdata,
                        ProbeRunner **ret) {
         _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
-        MsgRequest req = {
-                .magic = REQUEST_MAGIC,
-                .layout = LAYOUT,
-                .sysfs = sysfs_dirfd >= 0          ? SYSFS_FD
-                         : sysfs_dirfd == AT_FDCWD ? SYSFS_CWD
-                                                   : SYSFS_NONE,
-        };
+        MsgRequest req;
         int sv[2], k;
 
         if (!reaper || !path || !p || !ret)
@@ -328,7 +334,13 @@ int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParam
         k = probe_params_validate(p, NULL);
         if (k < 0)
                 return k;
-        req.params = *p;
+        memset(&req, 0, sizeof(req));
+        req.magic = REQUEST_MAGIC;
+        req.layout = LAYOUT;
+        req.sysfs = sysfs_dirfd >= 0 ? SYSFS_FD : sysfs_dirfd == AT_FDCWD ? SYSFS_CWD : SYSFS_NONE;
+        memcpy(&req.params, p, sizeof(req.params));
+        /* The caller's padding bytes come along undefined; nobody reads them. */
+        MARK_DEFINED(&req, sizeof(req));
 
         r = calloc(1, sizeof(*r));
         if (!r)
@@ -348,7 +360,7 @@ int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParam
         if (k < 0)
                 return k;
         /* Small enough for the socket buffer: this write does not wait for the child. */
-        k = send_msg(r->fd, MSG_REQUEST, &req, sizeof(req));
+        k = send_msg_flags(r->fd, MSG_REQUEST, &req, sizeof(req), MSG_NOSIGNAL);
         if (k < 0)
                 return k;
         if (fcntl(r->fd, F_SETFL, O_NONBLOCK) < 0)

@@ -123,6 +123,34 @@ static void test_silent_child_is_killed(const char *path) {
                "silent: the killed child was reaped");
 }
 
+static void test_sysfs_dirfd(const char *path) {
+        _cleanup_close_ int sys = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        static ProbeRunnerOutcome o;
+        ProbeParams p = small_params();
+
+        /* The directory fd goes to the helper as its fd 4. */
+        ok(sys >= 0, "sysfs fd: /sys opened");
+        is_int(probe_runner_run(reaper, path, &p, sys, NULL, NULL, &o), 0, "sysfs fd: runs");
+        is_str(probe_runner_status_to_string(o.status), "done", "sysfs fd: done");
+        ok(o.have_info && o.info.logical_block_size > 0, "sysfs fd: block size %u",
+           o.info.logical_block_size);
+}
+
+static void test_helper_lookup(const char *path) {
+        _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
+        ProbeParams p = small_params();
+        const char *h = probe_runner_helper_path();
+
+        /* This test runs from the build tree, so the helper built beside it is used. */
+        ok(strstr(h, "/daemon/storpulse-probe") && access(h, X_OK) == 0,
+           "helper: the build tree's (%s)", h);
+        (void) setenv("STORPULSE_PROBE_HELPER", "/nonexistent/storpulse-probe", 1);
+        is_str(probe_runner_helper_path(), "/nonexistent/storpulse-probe", "helper: env override");
+        is_int(probe_runner_start(reaper, path, &p, -EBADF, NULL, NULL, &r), -ENOENT,
+               "helper: a missing helper is -ENOENT, nothing started");
+        (void) unsetenv("STORPULSE_PROBE_HELPER");
+}
+
 static void test_stall_inside_probe(const char *path) {
         static ProbeRunnerOutcome o;
         ProbeParams p = small_params();
@@ -186,6 +214,8 @@ int main(void) {
         test_refusals(dir);
         test_silent_child_is_killed(path);
         test_stall_inside_probe(path);
+        test_sysfs_dirfd(path);
+        test_helper_lookup(path);
 
         is_int(process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + 30 * USEC_PER_SEC), 0,
                "no child left behind");

@@ -75,9 +75,13 @@ int main(int argc, char *argv[]) {
                 return 2;
         (void) snprintf(ifarg, sizeof(ifarg), "if=%s", argv[1]);
         for (; n < want; n++) {
-                char *dd[] = { (char *) "dd",           ifarg, (char *) "of=/dev/null",
-                               (char *) "bs=4096",      (char *) "count=1",
-                               (char *) "iflag=direct", NULL };
+                char *dd[] = { (char *) "dd",
+                               ifarg,
+                               (char *) "of=/dev/null",
+                               (char *) "bs=4096",
+                               (char *) "count=1",
+                               (char *) "iflag=direct",
+                               NULL };
 
                 if (process_spawn("/bin/dd", dd, env, NULL, 0, 0, &procs[n]) < 0)
                         break;
