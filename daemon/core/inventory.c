@@ -384,15 +384,16 @@ static void dm_fill_raid(Volume *v, DmRaidStatus *st) {
         /* One status line gives no speed: speed and ETA need two readings (rebuild tracker). */
 }
 
-static int dm_query_first_line(Inventory *inv, const char *dm_name, DmQuery q, char **ret_text,
+static int dm_query_first_line(Inventory *inv, const Volume *v, DmQuery q, char **ret_text,
                                DmTargetLine *ret_line) {
+        DmDeviceId id = { .name = v->dm_name, .major = v->major, .minor = v->minor };
         _cleanup_free_ char *text = NULL;
         char *nl;
         int r;
 
         if (!inv->dm.get)
                 return -ENODEV;
-        r = inv->dm.get(inv->dm.userdata, dm_name, q, &text);
+        r = inv->dm.get(inv->dm.userdata, &id, q, &text);
         if (r < 0)
                 return r;
         nl = strchr(text, '\n');
@@ -455,11 +456,11 @@ static int read_dm(Inventory *inv, Volume *v, int dev_fd, char *const *props) {
 
         if (!v->dm_name)
                 return 0;
-        if (dm_query_first_line(inv, v->dm_name, DM_QUERY_TABLE, &table, &tl) >= 0 &&
+        if (dm_query_first_line(inv, v, DM_QUERY_TABLE, &table, &tl) >= 0 &&
             (strdup_to(&v->dm_target, tl.target_type_name) < 0 ||
              strdup_to(&v->dm_table_params, tl.params) < 0))
                 return -ENOMEM;
-        r = dm_query_first_line(inv, v->dm_name, DM_QUERY_STATUS, &status, &sl);
+        r = dm_query_first_line(inv, v, DM_QUERY_STATUS, &status, &sl);
         if (r >= 0 && !v->dm_target && strdup_to(&v->dm_target, sl.target_type_name) < 0)
                 return -ENOMEM;
         if (r >= 0 && sl.target_type == DM_TARGET_RAID) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* device-mapper table/status text providers. The live one uses libdevmapper's DM_DEVICE_STATUS
  * and DM_DEVICE_TABLE tasks, which are ioctls on /dev/mapper/control: they do not open the
- * mapped device and return without waiting on a suspended one. Status is taken with
+ * mapped device and return without waiting on a suspended one. The device is named by its
+ * major:minor, the identity sysfs showed, never by its dm name: a rename between the sysfs read
+ * and the ioctl then cannot hand back another device's table. Status is taken with
  * dm_task_no_flush() so a status query never flushes (and waits on) outstanding I/O. Text is
  * rendered exactly as `dmsetup status|table NAME` prints it, so the dm parsers see the same
  * lines live and in fixtures. */
@@ -9,7 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <libdevmapper.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -48,12 +52,18 @@ static void dm_log_quiet(int level, const char *file, int line, int dm_errno_or_
                          const char *f, ...) {
 }
 
+/* libdevmapper's log handler is process-global state: set it once, not on every query. */
+static void dm_log_init_once(void) {
+        dm_log_with_errno_init(dm_log_quiet);
+}
+
 static void dm_task_destroyp(struct dm_task **t) {
         if (*t)
                 dm_task_destroy(*t);
 }
 
-int dm_status_get_libdm(void *userdata, const char *dm_name, DmQuery q, char **ret) {
+int dm_status_get_libdm(void *userdata, const DmDeviceId *id, DmQuery q, char **ret) {
+        static pthread_once_t log_once = PTHREAD_ONCE_INIT;
         __attribute__((cleanup(dm_task_destroyp))) struct dm_task *dmt = NULL;
         _cleanup_free_ char *buf = NULL;
         struct dm_info info;
@@ -61,7 +71,7 @@ int dm_status_get_libdm(void *userdata, const char *dm_name, DmQuery q, char **r
         FILE *f;
         void *next = NULL;
 
-        if (!dm_name_is_valid(dm_name) || !ret)
+        if (!id || id->major == 0 || id->major > INT_MAX || id->minor > INT_MAX || !ret)
                 return -EINVAL;
         if (q != DM_QUERY_STATUS && q != DM_QUERY_TABLE)
                 return -EINVAL;
@@ -70,12 +80,12 @@ int dm_status_get_libdm(void *userdata, const char *dm_name, DmQuery q, char **r
         if (access("/dev/mapper/control", F_OK) < 0)
                 return -ENODEV;
 
-        dm_log_with_errno_init(dm_log_quiet);
+        (void) pthread_once(&log_once, dm_log_init_once);
 
         dmt = dm_task_create(q == DM_QUERY_STATUS ? DM_DEVICE_STATUS : DM_DEVICE_TABLE);
         if (!dmt)
                 return -ENOMEM;
-        if (!dm_task_set_name(dmt, dm_name))
+        if (!dm_task_set_major(dmt, (int) id->major) || !dm_task_set_minor(dmt, (int) id->minor))
                 return -EINVAL;
         if (q == DM_QUERY_STATUS)
                 (void) dm_task_no_flush(dmt);
@@ -107,18 +117,18 @@ int dm_status_get_libdm(void *userdata, const char *dm_name, DmQuery q, char **r
         return 0;
 }
 
-int dm_status_get_files(void *userdata, const char *dm_name, DmQuery q, char **ret) {
+int dm_status_get_files(void *userdata, const DmDeviceId *id, DmQuery q, char **ret) {
         char path[256];
         const int *root_fd = userdata;
         char *s = NULL;
         size_t n;
         int r;
 
-        if (!root_fd || *root_fd < 0 || !dm_name_is_valid(dm_name) || !ret)
+        if (!root_fd || *root_fd < 0 || !id || !dm_name_is_valid(id->name) || !ret)
                 return -EINVAL;
         if (!dm_query_to_string(q))
                 return -EINVAL;
-        (void) snprintf(path, sizeof(path), "dm/%s.%s", dm_name, dm_query_to_string(q));
+        (void) snprintf(path, sizeof(path), "dm/%s.%s", id->name, dm_query_to_string(q));
         r = read_full_file_at(*root_fd, path, &s, &n);
         if (r < 0)
                 return r;

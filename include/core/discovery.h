@@ -4,12 +4,15 @@
 /* Block device discovery through libudev. Coldplug replays the hotplug path: the monitor is
  * enabled FIRST, then subsystem "block" is enumerated, and both feed the same handler with
  * add/change/remove and the kernel name, so no device appearing in between is lost (it may be
- * reported twice, which the handler must tolerate: inventory_device_add is idempotent). Devices
- * udev has not initialised yet are skipped; their "add" event follows once udev is done.
+ * reported twice, which the handler must tolerate: inventory_device_add is idempotent and
+ * inventory_queue_device coalesces). Devices udev has not initialised yet are skipped; their
+ * "add" event follows once udev is done.
  *
- * Works on the live system only (libudev reads the real /sys and /run/udev); tests and fixture
- * scans use inventory_scan() instead. Never blocks: discovery_process() drains what is queued on
- * the non-blocking monitor socket. For sd-event, watch discovery_get_fd() for EPOLLIN or use
+ * The event source is a DiscoveryBackend: libudev on the live system (discovery_new()), or one a
+ * test injects (discovery_new_with_backend()) to replay a scripted sequence of events, including
+ * events that arrive while the coldplug enumeration runs. Fixture scans without events use
+ * inventory_scan() instead. Never blocks: discovery_process() drains what is queued on the
+ * non-blocking monitor. For sd-event, watch discovery_get_fd() for EPOLLIN or use
  * discovery_attach_event(). The periodic full re-read (safety net) is discovery_enumerate(),
  * driven by the manager's timer. */
 
@@ -41,8 +44,36 @@ typedef int (*DiscoveryHandler)(DiscoveryAction action, const char *name, void *
 
 typedef struct Discovery Discovery;
 
-/* New, not yet started. Returns 0 or -ENOMEM. */
+/* Called by a backend's enumerate() once per initialised device present now. */
+typedef void (*DiscoveryFeedFunc)(Discovery *d, const char *name);
+
+/* The seam between the ordering logic here and where events come from. All calls get the
+ * backend's own pointer. */
+typedef struct DiscoveryBackend {
+        /* Start receiving events: from this call on, every event must be kept for receive().
+         * Returns 0 or -errno (then nothing is enabled). */
+        int (*start)(void *backend);
+        /* Feed every initialised device present now through feed(d, name). Returns the number
+         * fed or -errno. */
+        int (*enumerate)(void *backend, Discovery *d, DiscoveryFeedFunc feed);
+        /* Take the next received event: 1 with *ret_action and *ret_name (malloc'd), 0 when
+         * nothing is queued, -ENOBUFS when events were lost (discovery then re-enumerates),
+         * other -errno. A rename ("move") is returned as REMOVE of the old name, then ADD. Never
+         * blocks. */
+        int (*receive)(void *backend, DiscoveryAction *ret_action, char **ret_name);
+        /* The pollable fd of the event source, or -EBADF when not started / none. */
+        int (*get_fd)(void *backend);
+        /* Undo start (also called from discovery_free()), then release the backend. */
+        void (*free)(void *backend);
+} DiscoveryBackend;
+
+/* New, not yet started, over libudev. Returns 0 or -ENOMEM. */
 int discovery_new(DiscoveryHandler handler, void *userdata, Discovery **ret);
+
+/* New over an injected backend (`ops` is copied; `backend` is owned from now on, released through
+ * ops->free, also on failure). Returns 0 or -EINVAL/-ENOMEM. */
+int discovery_new_with_backend(const DiscoveryBackend *ops, void *backend, DiscoveryHandler handler,
+                               void *userdata, Discovery **ret);
 
 /* Enable the monitor (netlink, udev-processed events, subsystem block), then enumerate and feed
  * every initialised block device as DISCOVERY_ADD. Returns 0 or -errno (e.g.
@@ -67,7 +98,13 @@ int discovery_attach_event(Discovery *d, sd_event *e);
 Discovery *discovery_free(Discovery *d);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Discovery *, discovery_free);
 
-/* A DiscoveryHandler that applies events to an Inventory (userdata = Inventory*): add and
- * change call inventory_device_add(), remove calls inventory_device_remove(). A device that
- * vanished between event and read (-ENOENT) is not an error. */
+/* A DiscoveryHandler that applies events to an Inventory at once (userdata = Inventory*): add
+ * and change call inventory_device_add(), remove calls inventory_device_remove(). A device that
+ * vanished between event and read (-ENOENT) is not an error. One relink per event: for one-shot
+ * callers and tests. */
 int discovery_inventory_handler(DiscoveryAction action, const char *name, void *userdata);
+
+/* The daemon's DiscoveryHandler (userdata = Inventory*): queues the event
+ * (inventory_queue_device() / inventory_queue_remove()); nothing is read until the owner calls
+ * inventory_flush(). Returns 0 or -EINVAL/-ENOMEM. */
+int discovery_inventory_queue_handler(DiscoveryAction action, const char *name, void *userdata);

@@ -3,36 +3,67 @@
 
 /* The inventory: the set of Volumes below an injected root and the stack graph between them
  * (LV -> md -> member disks -> controller), built from sysfs slaves/ and holders/. Coldplug and
- * hotplug share one path: a full scan calls the same per-device add as a udev event does.
+ * hotplug share one path: a full scan reads every device the same way a udev event does.
  * Hidden LVM sub-LVs (_rimage_N, _rmeta_N, ...) are kept but marked hidden and folded into the
- * LV that holds them. The inventory reads sysfs, the udev database (<root>/run/udev/data) and
- * /proc/mdstat below the root, and dm text through an injected DmStatusProvider; it never opens
- * a block device and never logs. Not thread-safe; one owner (the manager or the CLI). */
+ * LV that holds them. The inventory reads sysfs and /proc/mdstat below the root, udev properties
+ * through a UdevPropsProvider and dm text through a DmStatusProvider; it never opens a block
+ * device and never logs. Not thread-safe; one owner (the manager or the CLI).
+ *
+ * Held by a daemon:
+ *  - Stable handles. A Volume is allocated once per kernel device and keeps its address for as
+ *    long as the device exists: re-reading it (a uevent, a rescan, a refresh) updates the object
+ *    in place, and adding, changing or removing other devices never moves it. A removed volume
+ *    is reported in the change set and stays readable (not linked into the graph any more) until
+ *    inventory_clear_changes() or inventory_free(). A device removed and re-created under the
+ *    same name is a new Volume (REMOVED for the old handle, ADDED for the new one).
+ *  - A change set. Every call that alters the inventory (flush, scan, device add/change/remove,
+ *    the refresh calls, inventory_apply_controller_cli) records, per volume, whether it was
+ *    added, changed (and what: INVENTORY_CHANGE_* bits) or removed. Records accumulate and merge
+ *    until the owner takes them (inventory_get_changes()) and clears them.
+ *  - Batches. Device events are queued (inventory_queue_*: no I/O, no relink) and applied by
+ *    inventory_flush(), which reads at most `budget` devices and relinks the graph once, so a
+ *    coldplug storm of hundreds of uevents costs one relink per loop iteration, not one each.
+ *
+ * Typical daemon wiring (sd-event): the Discovery handler (discovery_inventory_handler) queues;
+ * a defer source, enabled while inventory_queued() > 0, calls inventory_flush(inv, 64), hands
+ * inventory_get_changes() to the consumers (md monitor, reports) and clears them. */
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "basic/macro.h"
 #include "model/blockstat.h"
 #include "model/controller-cli.h"
-#include "sources/dm-status.h"
-#include "basic/macro.h"
+#include "model/mdstat.h"
 #include "model/volume.h"
+#include "sources/dm-status.h"
+#include "sources/udev-props.h"
 
 typedef struct Inventory Inventory;
 
+/* ---- lifecycle ---------------------------------------------------------------------------- */
+
 /* New, empty inventory over `root_fd` (a directory fd of "/" or a fixture tree; it is dup'd,
  * the caller keeps its own). dm text comes from `dm` (copied; NULL = no dm text: dm volumes
- * then have no target type). Returns 0 or -errno. */
+ * then have no target type). udev properties come from the fixture provider below the root
+ * (run/udev/data) until inventory_set_udev_provider() says otherwise. Returns 0 or -errno. */
 int inventory_new(int root_fd, const DmStatusProvider *dm, Inventory **ret);
 
 /* Convenience for the edges: open `root` (a path; "/" for the live system) and pick the
- * provider: libdevmapper for "/", the dm/ files below the root otherwise. */
+ * providers: libdevmapper (by device number) and libudev for the live root, the dm/ and
+ * run/udev/data files below the root otherwise. */
 int inventory_new_for_root(const char *root, Inventory **ret);
 
-/* Flags for controller_lookup() (include/controller.h): CONTROLLER_ALLOW_TEST lets the VM suite
+/* Replace the udev property provider (copied; NULL = no udev properties). Takes effect at the
+ * next read of a device. */
+void inventory_set_udev_provider(Inventory *inv, const UdevPropsProvider *udev);
+
+/* Flags for controller_lookup() (model/controller.h): CONTROLLER_ALLOW_TEST lets the VM suite
  * treat scsi_debug hosts as controllers. Default 0. Takes effect at the next read. */
 void inventory_set_controller_flags(Inventory *inv, unsigned flags);
 
+/* Frees every volume (removed ones still held for the change set included) and the queue.
+ * Accepts NULL, returns NULL. */
 Inventory *inventory_free(Inventory *inv);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Inventory *, inventory_free);
 
@@ -40,28 +71,115 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Inventory *, inventory_free);
  * openat(inventory_root_fd(inv), v->syspath, ...). */
 int inventory_root_fd(const Inventory *inv) _pure_;
 
-/* Full re-read: (re)adds every entry of <root>/sys/class/block, removes volumes that are gone,
- * re-reads /proc/mdstat and rebuilds the graph. Safe to call periodically (the safety net).
- * Returns 0 or -errno if <root>/sys/class/block cannot be listed; a single unreadable device is
- * skipped (it is not an error of the scan). */
+/* ---- change set --------------------------------------------------------------------------- */
+
+/* What changed in a volume (bits of InventoryChange.what). */
+#define INVENTORY_CHANGE_HEALTH  (1U << 0) /* health */
+#define INVENTORY_CHANGE_STATE   (1U << 1) /* state text, dm suspended */
+#define INVENTORY_CHANGE_MEMBERS (1U << 2) /* array members (names, states, slots, errors), */
+                                           /* raid_disks, degraded */
+#define INVENTORY_CHANGE_SYNC  (1U << 3)   /* the sync figures (action, progress, speed, ...) */
+#define INVENTORY_CHANGE_SIZE  (1U << 4)   /* size_bytes, logical_block_size */
+#define INVENTORY_CHANGE_LINKS (1U << 5)   /* stack graph: members, holders, hidden, folding */
+#define INVENTORY_CHANGE_OTHER (1U << 6)   /* anything else: kind, level, names, vendor data, */
+                                           /* CLI data, the parsed MdArray / dm-raid status */
+#define INVENTORY_CHANGE_ALL ((1U << 7) - 1)
+
+typedef enum InventoryChangeType {
+        INVENTORY_VOLUME_ADDED,   /* new handle; `what` is INVENTORY_CHANGE_ALL */
+        INVENTORY_VOLUME_CHANGED, /* `what` says what differs from the last reading */
+        INVENTORY_VOLUME_REMOVED, /* gone; the handle is readable until the changes are cleared */
+        _INVENTORY_CHANGE_TYPE_MAX,
+        _INVENTORY_CHANGE_TYPE_INVALID = -EINVAL,
+} InventoryChangeType;
+
+const char *inventory_change_type_to_string(InventoryChangeType t) _const_;
+InventoryChangeType inventory_change_type_from_string(const char *s) _pure_;
+
+typedef struct InventoryChange {
+        InventoryChangeType type;
+        unsigned what;  /* INVENTORY_CHANGE_* bits; 0 for REMOVED */
+        Volume *volume; /* the handle (owned by the inventory) */
+} InventoryChange;
+
+/* The changes recorded since the last inventory_clear_changes(), at most one per handle, in the
+ * order each handle first changed. Merged: ADDED then CHANGED stays ADDED; ADDED then REMOVED
+ * disappears (the handle is still kept until the clear); CHANGED then REMOVED is REMOVED; two
+ * CHANGED or their bits together. A volume whose reading did not change is not listed. The array
+ * is owned by the inventory and valid until the next call that alters the inventory. *ret_n may
+ * be NULL. Never fails; NULL and *ret_n = 0 when empty. */
+const InventoryChange *inventory_get_changes(const Inventory *inv, size_t *ret_n);
+
+/* Forget the recorded changes and free the removed volumes they held. */
+void inventory_clear_changes(Inventory *inv);
+
+/* ---- batched events (the daemon's path) --------------------------------------------------- */
+
+/* Queue an add or change event of one device by kernel name ("md0", "dm-4", "sda1"): it is
+ * (re)read at the next inventory_flush(). Repeated events of one name coalesce. No I/O. Returns
+ * 0, -EINVAL for a name that is not a plain file name, -ENOMEM. */
+int inventory_queue_device(Inventory *inv, const char *name);
+
+/* Queue a remove event: at the flush the handle is dropped (REMOVED) without asking sysfs. An add
+ * or change queued after it in the same batch re-reads the device as a new handle. Returns as
+ * inventory_queue_device(). */
+int inventory_queue_remove(Inventory *inv, const char *name);
+
+/* Queue the safety net: list <root>/sys/class/block now, queue every entry as a change and a
+ * removal of every known volume not listed. Returns the number of names queued, or -errno if the
+ * directory cannot be listed (nothing queued then). */
+int inventory_queue_rescan(Inventory *inv);
+
+/* Number of device names waiting for a flush. */
+size_t inventory_queued(const Inventory *inv) _pure_;
+
+/* Apply up to `budget` queued names (0 = all), in name order: re-read /proc/mdstat once if an md
+ * device is among them, read each device (one that is gone from sysfs is removed), then relink
+ * the graph once and record the changes, including volumes whose links changed because of their
+ * neighbours. A device that cannot be read (other than gone) keeps its previous reading. Returns
+ * the number of names still queued (> 0: flush again, e.g. on the next loop iteration) or -ENOMEM
+ * (the inventory stays consistent: what was applied is linked). */
+int inventory_flush(Inventory *inv, size_t budget);
+
+/* ---- immediate operations (one-shot callers, tests) --------------------------------------- */
+
+/* Full re-read, applied at once: inventory_queue_rescan() + inventory_flush(inv, 0). Safe to call
+ * periodically (the safety net). Returns 0 or -errno if <root>/sys/class/block cannot be listed; a
+ * single unreadable device is skipped (it is not an error of the scan). */
 int inventory_scan(Inventory *inv);
 
-/* Hotplug path: read (or re-read) one device by kernel name ("md0", "dm-4", "sda1") and update
- * the graph. add and change are the same operation (change of an unknown device adds it).
- * Returns 1 if the volume is new, 0 if it was known, -ENOENT if the device is not in sysfs
- * (then any old entry is removed), other -errno. */
+/* Read (or re-read) one device now and relink: add and change are the same operation (change of
+ * an unknown device adds it). Anything already queued stays queued. Returns 1 if the volume is
+ * new, 0 if it was known, -ENOENT if the device is not in sysfs (then any old entry is removed),
+ * other -errno. */
 int inventory_device_add(Inventory *inv, const char *name);
 int inventory_device_change(Inventory *inv, const char *name);
 
-/* Forget one device. Returns 1 if it was known, 0 otherwise. */
+/* Forget one device now and relink. Returns 1 if it was known, 0 otherwise. */
 int inventory_device_remove(Inventory *inv, const char *name);
 
-/* Re-read /proc/mdstat below the root (fine-grained md progress) and refresh the md volumes'
- * sync figures; done by scan and by add/change of md devices as well. */
+/* Re-read <root>/proc/mdstat (fine-grained md progress) and refresh every md volume's sync
+ * figures from it and the array's last md/ reading (no other sysfs read, no relink); changed
+ * figures are recorded as INVENTORY_CHANGE_SYNC. A missing /proc/mdstat is no md at all (0).
+ * Returns 0 or -errno (then the previous mdstat text is dropped too). */
 int inventory_refresh_mdstat(Inventory *inv);
 
-/* Number of volumes (hidden ones included), and the i-th in name order (NULL if out of range).
- * Pointers stay valid until the next add/change/remove/scan. */
+/* The last /proc/mdstat reading, NULL if there is none. Owned by the inventory; valid until the
+ * next flush, scan, md add/change or refresh. */
+const Mdstat *inventory_get_mdstat(const Inventory *inv) _pure_;
+
+/* dm-raid sends no uevent when a leg fails or a resync moves: re-query the status (one
+ * DM_DEVICE_STATUS ioctl by device number, no flush, never waits on a suspended device) of every
+ * volume whose dm table is a "raid" target, and refresh its health, degraded count, legs and sync
+ * figures; changes are recorded (HEALTH/MEMBERS/SYNC/...). No sysfs read, no relink. Cheap enough
+ * for a timer of a few seconds. Returns the number of dm-raid volumes refreshed or -ENOMEM; a
+ * status that cannot be read makes that volume's health unknown. */
+int inventory_refresh_dm_raid(Inventory *inv);
+
+/* ---- queries ------------------------------------------------------------------------------ */
+
+/* Number of volumes (hidden ones included, removed ones not), and the i-th in name order (NULL if
+ * out of range). The index of a volume moves when others come and go; its pointer does not. */
 size_t inventory_size(const Inventory *inv) _pure_;
 Volume *inventory_get_nth(const Inventory *inv, size_t i);
 #define INVENTORY_FOREACH(v, inv) for (size_t _i_ = 0; ((v) = inventory_get_nth((inv), _i_)); _i_++)
@@ -76,7 +194,8 @@ bool inventory_is_top_level(const Inventory *inv, const Volume *v);
  * loop) to the controller volumes: a CLI volume matches the volume named by its OS device
  * ("/dev/sda" -> sda); without an OS device, a lone CLI volume matches the lone controller volume
  * of a driver read by `cli`. Sets has_cli, cli_*, level, health (optimal -> ok, degraded and
- * rebuilding -> degraded, failed and offline -> failed) and sync (operation, progress, ETA).
+ * rebuilding -> degraded, failed and offline -> failed) and sync (operation, progress, ETA); a
+ * later re-read of the device from sysfs keeps them until the next call. Changes are recorded.
  * Returns the number of volumes matched. Pure apart from the inventory's own data. */
 int inventory_apply_controller_cli(Inventory *inv, ControllerCli cli,
                                    const ControllerVolumeList *l);

@@ -19,22 +19,33 @@ typedef enum DmQuery {
 const char *dm_query_to_string(DmQuery q) _const_;
 DmQuery dm_query_from_string(const char *s) _pure_;
 
-/* Fetch the text for one dm device by its dm name. Returns 0 and a malloc'd NUL-terminated
- * text (lines ending in '\n', possibly empty for a device without a table) in *ret; -ENOENT if
- * the device or file does not exist, -ENODEV if device-mapper is unavailable, other -errno. */
-typedef int (*DmStatusGetFunc)(void *userdata, const char *dm_name, DmQuery q, char **ret);
+/* Which dm device a query is about: the kernel's device number (what sysfs showed) and the dm
+ * name read with it. The live provider looks the device up by major:minor only, so a rename
+ * between the sysfs read and the ioctl can never return another device's text; the fixture
+ * provider, which has no device numbers, uses the name. */
+typedef struct DmDeviceId {
+        const char *name; /* dm name ("vg0-r1"), for the fixture files */
+        unsigned major, minor;
+} DmDeviceId;
+
+/* Fetch the text for one dm device. Returns 0 and a malloc'd NUL-terminated text (lines ending in
+ * '\n', possibly empty for a device without a table) in *ret; -ENOENT if the device or file does
+ * not exist, -ENODEV if device-mapper is unavailable, -EINVAL for a bad id or query, other
+ * -errno. *ret is written only on success. */
+typedef int (*DmStatusGetFunc)(void *userdata, const DmDeviceId *id, DmQuery q, char **ret);
 
 typedef struct DmStatusProvider {
         DmStatusGetFunc get;
         void *userdata;
 } DmStatusProvider;
 
-/* Live provider: libdevmapper DM_DEVICE_STATUS / DM_DEVICE_TABLE by name (no flush, no
- * open count check). libdevmapper's own logging is silenced. userdata is unused. The ioctl is
- * on the control node, not the device, and returns without touching a suspended device. */
-int dm_status_get_libdm(void *userdata, const char *dm_name, DmQuery q, char **ret);
+/* Live provider: libdevmapper DM_DEVICE_STATUS / DM_DEVICE_TABLE by id->major:minor (no flush,
+ * no open count check; id->name is not used). libdevmapper's global log handler is replaced by a
+ * silent one once per process (pthread_once), never per call. userdata is unused. The ioctl is on
+ * the control node, not the device, and returns without touching a suspended device. */
+int dm_status_get_libdm(void *userdata, const DmDeviceId *id, DmQuery q, char **ret);
 
 /* Fixture provider: userdata is a pointer to an int holding a root directory fd; reads
- * dm/<dm_name>.status or dm/<dm_name>.table below it. Names containing '/' or starting with '.'
- * are refused with -EINVAL. */
-int dm_status_get_files(void *userdata, const char *dm_name, DmQuery q, char **ret);
+ * dm/<id->name>.status or dm/<id->name>.table below it (the device number is not used). Names
+ * containing '/' or starting with '.' are refused with -EINVAL. */
+int dm_status_get_files(void *userdata, const DmDeviceId *id, DmQuery q, char **ret);

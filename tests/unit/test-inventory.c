@@ -539,10 +539,14 @@ static void test_hotplug_and_garbage(void) {
                 int fd = dfd;
                 char *s = NULL;
                 DmStatusProvider p = { .get = dm_status_get_files, .userdata = &fd };
-                is_int(p.get(p.userdata, "../x", DM_QUERY_STATUS, &s), -EINVAL, "dm name with /");
-                is_int(p.get(p.userdata, ".hidden", DM_QUERY_TABLE, &s), -EINVAL, "dotted name");
-                is_int(p.get(p.userdata, "vg-lv", _DM_QUERY_INVALID, &s), -EINVAL, "bad query");
-                is_int(p.get(p.userdata, "absent", DM_QUERY_TABLE, &s), -ENOENT, "absent file");
+                is_int(p.get(p.userdata, &(DmDeviceId){ "../x", 252, 9 }, DM_QUERY_STATUS, &s),
+                       -EINVAL, "dm name with /");
+                is_int(p.get(p.userdata, &(DmDeviceId){ ".hidden", 252, 9 }, DM_QUERY_TABLE, &s),
+                       -EINVAL, "dotted name");
+                is_int(p.get(p.userdata, &(DmDeviceId){ "vg-lv", 252, 8 }, _DM_QUERY_INVALID, &s),
+                       -EINVAL, "bad query");
+                is_int(p.get(p.userdata, &(DmDeviceId){ "absent", 252, 7 }, DM_QUERY_TABLE, &s),
+                       -ENOENT, "absent file");
                 ok(s == NULL, "output untouched on failure");
         }
         (void) unlinkat(dfd, "x", 0);
