@@ -1,0 +1,608 @@
+/* SPDX-License-Identifier: MIT */
+/* Reading one block device below the inventory's root into a new Volume: the attributes every
+ * device has (sysfs dev, size, ro, slaves/, holders/, udev properties), then the part of its kind
+ * (partition, md array, device-mapper device, disk or controller volume). A reader only fills
+ * fields of the one device; the graph between devices (members, holders, folding of hidden
+ * sub-LVs, dm-raid legs) is inventory-link.c's, recomputed once per batch.
+ *
+ * Nothing here opens a block device: it reads small text files, asks the udev provider by device
+ * number and the dm provider, which uses dm ioctls on the control node. A missing attribute
+ * leaves its field unknown; only a device missing from sysfs altogether fails its read. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "basic/sysfs.h"
+#include "core/inventory-internal.h"
+#include "model/controller.h"
+#include "model/dm.h"
+#include "model/md.h"
+#include "model/mdstat.h"
+#include "sources/udev-props.h"
+
+
+/* ---- md ----------------------------------------------------------------------------------- */
+
+void inventory_md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat) {
+        const MdstatArray *ma = mdstat ? mdstat_find(mdstat, v->name) : NULL;
+        const MdstatProgress *p =
+                ma && ma->progress.kind == MDSTAT_PROGRESS_RUNNING ? &ma->progress : NULL;
+        VolumeSync *s = &v->sync;
+        uint64_t remaining_bytes = 0;
+        bool running;
+
+        free(s->action);
+        *s = (VolumeSync){};
+        if (a->sync_action != _MD_SYNC_ACTION_INVALID && a->sync_action_raw)
+                s->action = strdup(a->sync_action_raw);
+        s->delayed = a->sync_completed.kind == MD_SYNC_COMPLETED_DELAYED ||
+                     (ma && ma->progress.kind == MDSTAT_PROGRESS_DELAYED);
+        running =
+                a->sync_action != MD_SYNC_ACTION_IDLE && a->sync_action != _MD_SYNC_ACTION_INVALID;
+
+        if (a->mismatch_cnt != MD_UNSET) {
+                s->has_mismatch_count = true;
+                s->mismatch_count = a->mismatch_cnt;
+        }
+        if (!running)
+                return;
+
+        if (a->sync_completed.kind == MD_SYNC_COMPLETED_PROGRESS &&
+            a->sync_completed.total_sectors > 0) {
+                s->done_sectors = a->sync_completed.done_sectors;
+                s->total_sectors = a->sync_completed.total_sectors;
+                s->has_progress = true;
+                s->progress = md_sync_completed_ratio(&a->sync_completed);
+                if (s->done_sectors < s->total_sectors)
+                        remaining_bytes =
+                                MIN(s->total_sectors - s->done_sectors, UINT64_MAX / 512) * 512;
+        }
+        /* /proc/mdstat moves continuously, sync_completed only every ~1/16 of the device. */
+        if (p && mdstat_progress_ratio(p) >= 0) {
+                s->has_progress = true;
+                s->progress = mdstat_progress_ratio(p);
+                if (p->total_kib != MD_UNSET && p->done_kib <= p->total_kib &&
+                    p->total_kib < UINT64_MAX / 1024) {
+                        remaining_bytes = (p->total_kib - p->done_kib) * 1024;
+                        s->done_sectors = p->done_kib * 2;
+                        s->total_sectors = p->total_kib * 2;
+                }
+        }
+        if (s->has_progress)
+                s->progress = CLAMP(s->progress, 0.0, 1.0);
+        if (a->sync_speed_kib_per_sec != MD_UNSET && a->sync_speed_kib_per_sec > 0 &&
+            a->sync_speed_kib_per_sec < UINT64_MAX / 1024)
+                s->speed_bytes_per_second = a->sync_speed_kib_per_sec * 1024;
+        if (s->has_progress && s->speed_bytes_per_second > 0) {
+                s->has_eta = true;
+                s->eta_seconds = remaining_bytes / s->speed_bytes_per_second;
+        }
+}
+
+static int read_md(Inventory *inv, Volume *v, int dev_fd) {
+        _cleanup_close_ int md_fd = -EBADF;
+        _cleanup_(md_array_freep) MdArray *a = NULL;
+        int r;
+
+        md_fd = openat(dev_fd, "md", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (md_fd < 0)
+                return -errno;
+        r = md_array_load(md_fd, &a);
+        if (r < 0)
+                return r;
+
+        v->kind = VOLUME_MD;
+        if (inventory_strdup_to(&v->level, a->level_raw) < 0 || inventory_strdup_to(&v->state, a->array_state_raw) < 0)
+                return -ENOMEM;
+        v->raid_disks =
+                a->raid_disks != MD_UNSET && a->raid_disks <= INT_MAX ? (int) a->raid_disks : -1;
+        v->degraded = a->degraded != MD_UNSET && a->degraded <= INT_MAX ? (int) a->degraded : -1;
+
+        switch (a->array_state) {
+        case MD_ARRAY_STATE_CLEAR:
+        case MD_ARRAY_STATE_INACTIVE:
+        case MD_ARRAY_STATE_BROKEN:
+                v->health = VOLUME_HEALTH_FAILED;
+                break;
+        case MD_ARRAY_STATE_SUSPENDED:
+        case MD_ARRAY_STATE_READONLY:
+        case MD_ARRAY_STATE_READ_AUTO:
+        case MD_ARRAY_STATE_CLEAN:
+        case MD_ARRAY_STATE_ACTIVE:
+        case MD_ARRAY_STATE_WRITE_PENDING:
+        case MD_ARRAY_STATE_ACTIVE_IDLE:
+        case MD_ARRAY_STATE_UNKNOWN:
+                if (v->degraded > 0)
+                        v->health = v->raid_disks > 0 && v->degraded >= v->raid_disks
+                                            ? VOLUME_HEALTH_FAILED
+                                            : VOLUME_HEALTH_DEGRADED;
+                else
+                        v->health = a->array_state == MD_ARRAY_STATE_UNKNOWN ? VOLUME_HEALTH_UNKNOWN
+                                                                             : VOLUME_HEALTH_OK;
+                break;
+        case _MD_ARRAY_STATE_MAX:
+        case _MD_ARRAY_STATE_INVALID:
+                v->health = VOLUME_HEALTH_UNKNOWN;
+                break;
+        }
+
+        v->array_members = calloc(a->n_members ? a->n_members : 1, sizeof(VolumeMember));
+        if (!v->array_members)
+                return -ENOMEM;
+        for (size_t i = 0; i < a->n_members; i++) {
+                VolumeMember *m = &v->array_members[v->n_array_members++];
+                m->name = strdup(a->members[i].name);
+                m->state = a->members[i].state_raw ? strdup(a->members[i].state_raw) : NULL;
+                if (!m->name || (a->members[i].state_raw && !m->state))
+                        return -ENOMEM;
+                m->slot = a->members[i].slot >= 0 ? a->members[i].slot : -1;
+                m->errors = a->members[i].errors != MD_UNSET && a->members[i].errors <= INT64_MAX
+                                    ? (int64_t) a->members[i].errors
+                                    : -1;
+        }
+
+        inventory_md_fill_sync(v, a, inv->mdstat);
+        md_array_free(v->md);
+        v->md = TAKE_PTR(a);
+        return 0;
+}
+
+/* How many dead legs a dm-raid type survives; -1 when unknown (then only "all dead" fails). */
+/* ---- device-mapper ------------------------------------------------------------------------ */
+
+static int dm_raid_tolerance(const char *raid_type, unsigned n) {
+        if (strncmp(raid_type, "raid0", 5) == 0)
+                return 0;
+        if (strcmp(raid_type, "raid1") == 0)
+                return n > 0 ? (int) n - 1 : 0;
+        if (strncmp(raid_type, "raid4", 5) == 0 || strncmp(raid_type, "raid5", 5) == 0)
+                return 1;
+        if (strncmp(raid_type, "raid6", 5) == 0)
+                return 2;
+        return -1;
+}
+
+static void dm_fill_raid(Volume *v, DmRaidStatus *st) {
+        unsigned dead = dm_raid_status_count(st, DM_RAID_HEALTH_DEAD) +
+                        dm_raid_status_count(st, DM_RAID_HEALTH_ABSENT);
+        int tol = dm_raid_tolerance(st->raid_type, st->n_devices);
+        VolumeSync *s = &v->sync;
+
+        (void) inventory_strdup_to(&v->level, st->raid_type);
+        v->raid_disks = (int) st->n_devices;
+        v->degraded = (int) dead;
+        if (dead == 0)
+                v->health = VOLUME_HEALTH_OK;
+        else if (dead >= st->n_devices || (tol >= 0 && dead > (unsigned) tol))
+                v->health = VOLUME_HEALTH_FAILED;
+        else
+                v->health = VOLUME_HEALTH_DEGRADED;
+
+        free(s->action);
+        *s = (VolumeSync){};
+        s->action = strdup(st->sync_action_raw);
+        if (st->mismatch_cnt != DM_UNSET) {
+                s->has_mismatch_count = true;
+                s->mismatch_count = st->mismatch_cnt;
+        }
+        if (st->sync_action != DM_RAID_SYNC_ACTION_IDLE &&
+            st->sync_action != DM_RAID_SYNC_ACTION_FROZEN && st->sync_total_sectors > 0) {
+                s->has_progress = true;
+                s->progress = CLAMP(dm_raid_status_sync_ratio(st), 0.0, 1.0);
+                s->done_sectors = st->sync_done_sectors;
+                s->total_sectors = st->sync_total_sectors;
+        }
+        /* One status line gives no speed: speed and ETA need two readings (rebuild tracker). */
+}
+
+static int dm_query_first_line(Inventory *inv, const Volume *v, DmQuery q, char **ret_text,
+                               DmTargetLine *ret_line) {
+        DmDeviceId id = { .name = v->dm_name, .major = v->major, .minor = v->minor };
+        _cleanup_free_ char *text = NULL;
+        char *nl;
+        int r;
+
+        if (!inv->dm.get)
+                return -ENODEV;
+        r = inv->dm.get(inv->dm.userdata, &id, q, &text);
+        if (r < 0)
+                return r;
+        nl = strchr(text, '\n');
+        if (nl)
+                *nl = 0;
+        r = dm_parse_target_line(text, ret_line);
+        if (r < 0)
+                return r;
+        *ret_text = TAKE_PTR(text);
+        return 0;
+}
+
+/* LVM names: VG and LV from udev (authoritative) or split from the dm name; a sub-LV
+ * (_rimage_N, _rmeta_N, a layer such as _tdata) names the LV it belongs to. */
+static int read_lvm_names(Volume *v, char *const *props) {
+        _cleanup_free_ char *vg = NULL, *lv = NULL, *layer = NULL, *parent = NULL;
+        const char *s;
+        int r;
+
+        if (v->dm_name && lvm_name_split(v->dm_name, &vg, &lv, &layer) >= 0) {
+                v->vg_name = TAKE_PTR(vg);
+                v->lv_name = TAKE_PTR(lv);
+        }
+        /* udev's names are authoritative (no '-' unescaping guesswork). */
+        if ((s = udev_props_get_value(props, "DM_VG_NAME")) &&
+            inventory_strdup_to(&v->vg_name, s) < 0)
+                return -ENOMEM;
+        if ((s = udev_props_get_value(props, "DM_LV_NAME")) &&
+            inventory_strdup_to(&v->lv_name, s) < 0)
+                return -ENOMEM;
+        if (!layer && (s = udev_props_get_value(props, "DM_LV_LAYER")) && *s) {
+                layer = strdup(s);
+                if (!layer)
+                        return -ENOMEM;
+        }
+        if (!v->lv_name)
+                return 0;
+        r = lvm_sub_lv_parent(v->lv_name, &parent);
+        if (r < 0)
+                return r;
+        if (r > 0)
+                v->sub_lv_of = TAKE_PTR(parent);
+        else if (layer && inventory_strdup_to(&v->sub_lv_of, v->lv_name) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int inventory_read_dm_raid_status(Inventory *inv, Volume *v) {
+        _cleanup_free_ char *status = NULL;
+        DmRaidStatus *st;
+        DmTargetLine sl;
+        int r;
+
+        r = dm_query_first_line(inv, v, DM_QUERY_STATUS, &status, &sl);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && !v->dm_target && inventory_strdup_to(&v->dm_target, sl.target_type_name) < 0)
+                return -ENOMEM;
+        if (r < 0 || sl.target_type != DM_TARGET_RAID) {
+                if (r < 0 && v->dm_target && strcmp(v->dm_target, "raid") == 0)
+                        v->health = VOLUME_HEALTH_UNKNOWN;
+                return 0;
+        }
+        st = calloc(1, sizeof(*st));
+        if (!st)
+                return -ENOMEM;
+        if (dm_raid_status_parse(sl.params, st) < 0) {
+                free(st);
+                v->health = VOLUME_HEALTH_UNKNOWN;
+                return 0;
+        }
+        free(v->dm_raid);
+        v->dm_raid = st;
+        dm_fill_raid(v, st);
+        return 1;
+}
+
+static int read_dm(Inventory *inv, Volume *v, int dev_fd, char *const *props) {
+        _cleanup_free_ char *table = NULL, *suspended = NULL;
+        DmTargetLine tl;
+        const char *s;
+        int r;
+
+        (void) sysfs_read_string(dev_fd, "dm/name", &v->dm_name);
+        (void) sysfs_read_string(dev_fd, "dm/uuid", &v->dm_uuid);
+        if (!v->dm_name && (s = udev_props_get_value(props, "DM_NAME")) &&
+            inventory_strdup_to(&v->dm_name, s) < 0)
+                return -ENOMEM;
+        if (v->dm_uuid && !*v->dm_uuid) { /* no uuid: the kernel prints an empty line */
+                free(v->dm_uuid);
+                v->dm_uuid = NULL;
+        }
+        if (!v->dm_uuid && (s = udev_props_get_value(props, "DM_UUID")) &&
+            inventory_strdup_to(&v->dm_uuid, s) < 0)
+                return -ENOMEM;
+        if (sysfs_read_string(dev_fd, "dm/suspended", &suspended) >= 0)
+                v->dm_suspended = strcmp(suspended, "0") != 0;
+
+        v->kind = v->dm_uuid && strncmp(v->dm_uuid, "LVM-", 4) == 0 ? VOLUME_LVM : VOLUME_DM;
+        if (v->kind == VOLUME_LVM) {
+                r = read_lvm_names(v, props);
+                if (r < 0)
+                        return r;
+        }
+
+        (void) inventory_strdup_to(&v->state, v->dm_suspended ? "suspended" : "active");
+        v->health = VOLUME_HEALTH_OK;
+
+        if (!v->dm_name)
+                return 0;
+        if (dm_query_first_line(inv, v, DM_QUERY_TABLE, &table, &tl) >= 0 &&
+            (inventory_strdup_to(&v->dm_target, tl.target_type_name) < 0 ||
+             inventory_strdup_to(&v->dm_table_params, tl.params) < 0))
+                return -ENOMEM;
+        r = inventory_read_dm_raid_status(inv, v);
+        return r < 0 ? r : 0;
+}
+
+/* Path components of the link target: the SCSI host ("host0") and address ("0:2:0:0"). */
+/* ---- disks, partitions, whole devices ----------------------------------------------------- */
+
+static void parse_device_path(const char *target, char **ret_host, int *ret_channel) {
+        const char *p = target;
+
+        *ret_channel = -1;
+        while (p && *p) {
+                size_t n = strcspn(p, "/");
+                unsigned h, c, t, l;
+                char buf[64];
+                int end = 0;
+
+                if (n > 0 && n < sizeof(buf)) {
+                        memcpy(buf, p, n);
+                        buf[n] = 0;
+                        if (strncmp(buf, "host", 4) == 0 && buf[4] >= '0' && buf[4] <= '9' &&
+                            strspn(buf + 4, "0123456789") == n - 4) {
+                                free(*ret_host);
+                                *ret_host = strdup(buf);
+                        } else if (sscanf(buf, "%u:%u:%u:%u%n", &h, &c, &t, &l, &end) == 4 &&
+                                   (size_t) end == n && c <= INT_MAX)
+                                *ret_channel = (int) c;
+                }
+                p += n;
+                if (*p == '/')
+                        p++;
+        }
+}
+
+static const char *transport_from(const Volume *v, const char *target) {
+        if (strncmp(v->name, "nvme", 4) == 0)
+                return "nvme";
+        if (strncmp(v->name, "loop", 4) == 0)
+                return "loop";
+        if (strncmp(v->name, "nullb", 5) == 0)
+                return "nullb";
+        if (strncmp(v->name, "mmcblk", 6) == 0)
+                return "mmc";
+        if (strncmp(v->name, "zram", 4) == 0)
+                return "zram";
+        if (target && strstr(target, "/virtio") && strncmp(v->name, "vd", 2) == 0)
+                return "virtio";
+        if (v->driver &&
+            (strcmp(v->driver, "ahci") == 0 || strncmp(v->driver, "ata_", 4) == 0 ||
+             strncmp(v->driver, "pata_", 5) == 0 || strncmp(v->driver, "sata_", 5) == 0))
+                return "ata";
+        if (v->scsi_host)
+                return "scsi";
+        return NULL;
+}
+
+static int read_disk(Inventory *inv, Volume *v, int dev_fd, const char *target,
+                     char *const *props) {
+        _cleanup_free_ char *raid_level = NULL;
+        const ControllerDriver *drv = NULL;
+        const char *s;
+        int channel = -1;
+
+        if (target)
+                parse_device_path(target, &v->scsi_host, &channel);
+        if (v->scsi_host) {
+                char path[128];
+                (void) snprintf(path, sizeof(path), "sys/class/scsi_host/%s/proc_name",
+                                v->scsi_host);
+                (void) sysfs_read_string(inv->root_fd, path, &v->driver);
+        }
+        (void) inventory_strdup_to(&v->transport, transport_from(v, target));
+
+        (void) sysfs_read_stripped(dev_fd, "device/vendor", &v->vendor);
+        /* virtio's device/ is the virtio device, whose "vendor" is a PCI id ("0x1af4"), not a
+         * name (seen in a VM capture); only names are kept. */
+        if (v->vendor && strncmp(v->vendor, "0x", 2) == 0) {
+                free(v->vendor);
+                v->vendor = NULL;
+        }
+        (void) sysfs_read_stripped(dev_fd, "device/model", &v->model);
+        (void) sysfs_read_stripped(dev_fd, "device/rev", &v->rev);
+        if (sysfs_read_stripped(dev_fd, "device/serial", &v->serial) < 0)
+                (void) sysfs_read_stripped(dev_fd, "serial", &v->serial);
+        if (!v->vendor && (s = udev_props_get_value(props, "ID_VENDOR")) && inventory_strdup_to(&v->vendor, s) < 0)
+                return -ENOMEM;
+        if (!v->model && (s = udev_props_get_value(props, "ID_MODEL")) && inventory_strdup_to(&v->model, s) < 0)
+                return -ENOMEM;
+        if ((s = udev_props_get_value(props, "ID_SERIAL_SHORT")) ||
+            (!v->serial && (s = udev_props_get_value(props, "ID_SERIAL"))))
+                if (inventory_strdup_to(&v->serial, s) < 0)
+                        return -ENOMEM;
+
+        (void) sysfs_read_string(dev_fd, "device/state", &v->state);
+        if (v->state && (strcmp(v->state, "offline") == 0 || strcmp(v->state, "dead") == 0 ||
+                         strcmp(v->state, "transport-offline") == 0))
+                v->health = VOLUME_HEALTH_FAILED;
+        else
+                v->health = VOLUME_HEALTH_OK;
+
+        v->kind = VOLUME_DISK;
+        if (v->driver)
+                drv = controller_lookup(v->driver, inv->controller_flags);
+        if (drv) {
+                char path[128];
+                ControllerDeviceInfo info = {
+                        .channel = channel,
+                        .vendor = v->vendor,
+                        .model = v->model,
+                };
+                ControllerDeviceRole role;
+                const char *addr = target ? strstr(target, "/target") : NULL;
+
+                (void) sysfs_read_string(dev_fd, "device/raid_level", &raid_level);
+                info.raid_level = raid_level;
+                if (addr && (addr = strchr(addr + 1, '/'))) {
+                        size_t n = strcspn(addr + 1, "/");
+                        if (n < 64) {
+                                (void) snprintf(path, sizeof(path), "sys/class/raid_devices/%.*s",
+                                                (int) n, addr + 1);
+                                info.raid_class = faccessat(inv->root_fd, path, F_OK, 0) >= 0;
+                        }
+                }
+                role = controller_device_role(drv, &info);
+                if (role == CONTROLLER_DEVICE_VOLUME ||
+                    (role == CONTROLLER_DEVICE_UNKNOWN && drv->kind != CONTROLLER_KIND_HBA_IR))
+                        v->kind = VOLUME_CONTROLLER;
+        }
+        return 0;
+}
+
+/* Where the device lives: syspath from the sys/class/block link ("../../devices/..." ->
+ * "sys/devices/..."), or the class path itself in a tree without links; and /dev/<name>. */
+static int read_paths(Volume *v, const char *class_path, const char *target) {
+        if (target && strncmp(target, "../../devices/", 14) == 0 &&
+            asprintf(&v->syspath, "sys/%s", target + 6) < 0) {
+                v->syspath = NULL;
+                return -ENOMEM;
+        }
+        if (!v->syspath) {
+                v->syspath = strdup(class_path);
+                if (!v->syspath)
+                        return -ENOMEM;
+        }
+        if (asprintf(&v->path, "/dev/%s", v->name) < 0) {
+                v->path = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* What every block device has: device number, udev properties, size, flags, slaves/holders. */
+static int read_common(Inventory *inv, Volume *v, int dev_fd, char ***ret_props) {
+        _cleanup_strv_free_ char **props = NULL;
+        uint64_t u;
+        bool b;
+        int r;
+
+        if (sysfs_read_devnum(dev_fd, "dev", &v->major, &v->minor) >= 0 && inv->udev.get) {
+                r = inv->udev.get(inv->udev.userdata, v->major, v->minor, &props);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        props = NULL; /* unreadable database entry: fields from sysfs only */
+        }
+        if (sysfs_read_u64(dev_fd, "size", &u) >= 0 && u <= UINT64_MAX / 512)
+                v->size_bytes = u * 512;
+        if (sysfs_read_bool(dev_fd, "ro", &b) >= 0)
+                v->read_only = b;
+        if (sysfs_read_bool(dev_fd, "removable", &b) >= 0)
+                v->removable = b;
+
+        r = sysfs_list_dir(dev_fd, "slaves", &v->raw_slaves, NULL);
+        if (r < 0)
+                return r;
+        r = sysfs_list_dir(dev_fd, "holders", &v->raw_holders, NULL);
+        if (r < 0)
+                return r;
+        *ret_props = TAKE_PTR(props);
+        return 0;
+}
+
+/* The queue/ attributes: a partition has none of its own and shows its disk's ("../queue"). */
+static void read_queue(Volume *v, int dev_fd, const char *dir) {
+        char attr[64];
+        uint64_t u;
+        bool b;
+
+        (void) snprintf(attr, sizeof(attr), "%s/logical_block_size", dir);
+        if (sysfs_read_u64(dev_fd, attr, &u) >= 0 && u <= UINT32_MAX)
+                v->logical_block_size = (uint32_t) u;
+        (void) snprintf(attr, sizeof(attr), "%s/rotational", dir);
+        if (sysfs_read_bool(dev_fd, attr, &b) >= 0)
+                v->rotational = b;
+}
+
+static int read_partition(Volume *v, int dev_fd, const char *target, uint64_t number) {
+        v->kind = VOLUME_PARTITION;
+        v->partition_number = number <= INT_MAX ? (int) number : 0;
+        if (target) {
+                /* .../block/sda/sda1: the parent is the second-to-last component. */
+                const char *last = strrchr(target, '/');
+                if (last && last > target) {
+                        const char *prev = last - 1;
+                        while (prev > target && prev[-1] != '/')
+                                prev--;
+                        v->parent = strndup(prev, last - prev);
+                        if (!v->parent)
+                                return -ENOMEM;
+                }
+        }
+        read_queue(v, dev_fd, "../queue");
+        v->health = VOLUME_HEALTH_OK;
+        return 0;
+}
+
+/* A whole device: md array, dm device or disk, by what its sysfs directory holds. */
+static int read_whole(Inventory *inv, Volume *v, int dev_fd, const char *target,
+                      char *const *props) {
+        int r;
+
+        read_queue(v, dev_fd, "queue");
+        if (faccessat(dev_fd, "md", F_OK, 0) >= 0)
+                r = read_md(inv, v, dev_fd);
+        else if (faccessat(dev_fd, "dm", F_OK, 0) >= 0 || udev_props_get_value(props, "DM_NAME"))
+                r = read_dm(inv, v, dev_fd, props);
+        else
+                r = read_disk(inv, v, dev_fd, target, props);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                v->health = VOLUME_HEALTH_UNKNOWN;
+        return 0;
+}
+
+int inventory_read_device(Inventory *inv, const char *name, Volume **ret) {
+        _cleanup_(volume_freep) Volume *v = NULL;
+        _cleanup_strv_free_ char **props = NULL;
+        _cleanup_close_ int dev_fd = -EBADF;
+        char link[PATH_MAX], path[NAME_MAX + 32];
+        const char *target = NULL;
+        uint64_t u;
+        bool b;
+        ssize_t n;
+        int r;
+
+        if (!inventory_name_is_valid(name))
+                return -EINVAL;
+        (void) snprintf(path, sizeof(path), "sys/class/block/%s", name);
+        dev_fd = openat(inv->root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dev_fd < 0)
+                return errno == ENOTDIR ? -ENOENT : -errno;
+
+        /* Hidden gendisks (NVMe multipath paths such as nvme0c0n1) are not usable volumes. */
+        if (sysfs_read_bool(dev_fd, "hidden", &b) >= 0 && b)
+                return -ENOENT;
+
+        r = volume_new(name, &v);
+        if (r < 0)
+                return r;
+        n = readlinkat(inv->root_fd, path, link, sizeof(link) - 1);
+        if (n > 0) {
+                link[n] = 0;
+                target = link;
+        }
+        r = read_paths(v, path, target);
+        if (r < 0)
+                return r;
+        r = read_common(inv, v, dev_fd, &props);
+        if (r < 0)
+                return r;
+        if (sysfs_read_u64(dev_fd, "partition", &u) >= 0)
+                r = read_partition(v, dev_fd, target, u);
+        else
+                r = read_whole(inv, v, dev_fd, target, props);
+        if (r < 0)
+                return r;
+
+        *ret = TAKE_PTR(v);
+        return 0;
+}
