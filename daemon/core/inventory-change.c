@@ -116,8 +116,8 @@ bool inventory_sync_equal(const VolumeSync *a, const VolumeSync *b) {
                a->has_progress == b->has_progress &&
                (!a->has_progress || a->progress == b->progress) &&
                a->done_sectors == b->done_sectors && a->total_sectors == b->total_sectors &&
-               a->speed_bytes_per_second == b->speed_bytes_per_second &&
-               a->has_eta == b->has_eta && (!a->has_eta || a->eta_seconds == b->eta_seconds) &&
+               a->speed_bytes_per_second == b->speed_bytes_per_second && a->has_eta == b->has_eta &&
+               (!a->has_eta || a->eta_seconds == b->eta_seconds) &&
                a->has_mismatch_count == b->has_mismatch_count &&
                (!a->has_mismatch_count || a->mismatch_count == b->mismatch_count);
 }
@@ -157,11 +157,11 @@ static bool identity_equal(const Volume *a, const Volume *b) {
 static bool dm_and_device_equal(const Volume *a, const Volume *b) {
         return str_eq(a->dm_name, b->dm_name) && str_eq(a->dm_uuid, b->dm_uuid) &&
                str_eq(a->vg_name, b->vg_name) && str_eq(a->lv_name, b->lv_name) &&
-               str_eq(a->dm_target, b->dm_target) && str_eq(a->dm_table_params, b->dm_table_params) &&
-               str_eq(a->vendor, b->vendor) && str_eq(a->model, b->model) &&
-               str_eq(a->serial, b->serial) && str_eq(a->rev, b->rev) &&
-               str_eq(a->transport, b->transport) && str_eq(a->scsi_host, b->scsi_host) &&
-               str_eq(a->driver, b->driver);
+               str_eq(a->dm_target, b->dm_target) &&
+               str_eq(a->dm_table_params, b->dm_table_params) && str_eq(a->vendor, b->vendor) &&
+               str_eq(a->model, b->model) && str_eq(a->serial, b->serial) &&
+               str_eq(a->rev, b->rev) && str_eq(a->transport, b->transport) &&
+               str_eq(a->scsi_host, b->scsi_host) && str_eq(a->driver, b->driver);
 }
 
 static bool cli_equal(const Volume *a, const Volume *b) {

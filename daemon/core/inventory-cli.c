@@ -120,7 +120,8 @@ static int apply_and_record(Inventory *inv, Volume *v, ControllerCli cli,
         r = inventory_sync_copy(&sync, &v->sync);
         if (r < 0)
                 return r;
-        if (inventory_strdup_to(&level, v->level) < 0 || inventory_strdup_to(&state, v->cli_state) < 0 ||
+        if (inventory_strdup_to(&level, v->level) < 0 ||
+            inventory_strdup_to(&state, v->cli_state) < 0 ||
             inventory_strdup_to(&raw, v->cli_state_raw) < 0 ||
             inventory_strdup_to(&id, v->cli_volume_id) < 0) {
                 free(sync.action);

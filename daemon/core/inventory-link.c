@@ -195,7 +195,8 @@ int inventory_link_dm_raid_legs(Inventory *inv, Volume *v, bool *ret_changed) {
                         return -ENOMEM;
                 }
         }
-        *ret_changed = !inventory_array_members_equal(v->array_members, v->n_array_members, legs, n);
+        *ret_changed =
+                !inventory_array_members_equal(v->array_members, v->n_array_members, legs, n);
         members_free(v->array_members, v->n_array_members);
         v->array_members = legs;
         v->n_array_members = n;

@@ -26,7 +26,6 @@
 #include "model/mdstat.h"
 #include "sources/udev-props.h"
 
-
 /* ---- md ----------------------------------------------------------------------------------- */
 
 void inventory_md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat) {
@@ -98,7 +97,8 @@ static int read_md(Inventory *inv, Volume *v, int dev_fd) {
                 return r;
 
         v->kind = VOLUME_MD;
-        if (inventory_strdup_to(&v->level, a->level_raw) < 0 || inventory_strdup_to(&v->state, a->array_state_raw) < 0)
+        if (inventory_strdup_to(&v->level, a->level_raw) < 0 ||
+            inventory_strdup_to(&v->state, a->array_state_raw) < 0)
                 return -ENOMEM;
         v->raid_disks =
                 a->raid_disks != MD_UNSET && a->raid_disks <= INT_MAX ? (int) a->raid_disks : -1;
@@ -409,9 +409,11 @@ static int read_disk(Inventory *inv, Volume *v, int dev_fd, const char *target,
         (void) sysfs_read_stripped(dev_fd, "device/rev", &v->rev);
         if (sysfs_read_stripped(dev_fd, "device/serial", &v->serial) < 0)
                 (void) sysfs_read_stripped(dev_fd, "serial", &v->serial);
-        if (!v->vendor && (s = udev_props_get_value(props, "ID_VENDOR")) && inventory_strdup_to(&v->vendor, s) < 0)
+        if (!v->vendor && (s = udev_props_get_value(props, "ID_VENDOR")) &&
+            inventory_strdup_to(&v->vendor, s) < 0)
                 return -ENOMEM;
-        if (!v->model && (s = udev_props_get_value(props, "ID_MODEL")) && inventory_strdup_to(&v->model, s) < 0)
+        if (!v->model && (s = udev_props_get_value(props, "ID_MODEL")) &&
+            inventory_strdup_to(&v->model, s) < 0)
                 return -ENOMEM;
         if ((s = udev_props_get_value(props, "ID_SERIAL_SHORT")) ||
             (!v->serial && (s = udev_props_get_value(props, "ID_SERIAL"))))

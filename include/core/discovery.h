@@ -63,7 +63,9 @@ typedef struct DiscoveryBackend {
         int (*receive)(void *backend, DiscoveryAction *ret_action, char **ret_name);
         /* The pollable fd of the event source, or -EBADF when not started / none. */
         int (*get_fd)(void *backend);
-        /* Undo start (also called from discovery_free()), then release the backend. */
+        /* Undo start; harmless when not started. */
+        void (*stop)(void *backend);
+        /* Release the backend (after stop). */
         void (*free)(void *backend);
 } DiscoveryBackend;
 
