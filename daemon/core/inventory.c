@@ -68,6 +68,7 @@ int inventory_new_for_root(const char *root, Inventory **ret) {
         if (r < 0)
                 return r;
         if (is_live_root(fd)) {
+                inv->live = true;
                 inv->dm = (DmStatusProvider){ .get = dm_status_get_libdm };
                 inv->udev_ctx = udev_new();
                 if (!inv->udev_ctx) {
@@ -96,6 +97,8 @@ void inventory_set_controller_flags(Inventory *inv, unsigned flags) {
 Inventory *inventory_free(Inventory *inv) {
         if (!inv)
                 return NULL;
+        sd_event_source_disable_unref(inv->post);
+        sd_event_source_disable_unref(inv->defer);
         for (size_t i = 0; i < inv->n_volumes; i++)
                 volume_free(inv->volumes[i]);
         free(inv->volumes);
@@ -110,6 +113,10 @@ Inventory *inventory_free(Inventory *inv) {
         safe_close(inv->root_fd);
         free(inv);
         return NULL;
+}
+
+bool inventory_is_live(const Inventory *inv) {
+        return inv && inv->live;
 }
 
 int inventory_root_fd(const Inventory *inv) {
@@ -427,6 +434,68 @@ int inventory_flush(Inventory *inv, size_t budget) {
         if (!inv)
                 return -EINVAL;
         return flush_internal(inv, budget, true);
+}
+
+/* ---- the sd-event driver ------------------------------------------------------------------ */
+
+static int on_defer(sd_event_source *s, void *userdata) {
+        Inventory *inv = userdata;
+        InventoryChange *changes;
+        Volume **removed;
+        size_t n, n_removed;
+
+        if (inv->n_queue > 0)
+                (void) inventory_flush(inv, inv->budget); /* -ENOMEM: what was applied is linked */
+        if (inv->n_queue > 0)
+                (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        if (inv->n_changes == 0)
+                return 0;
+
+        /* Take the set out: records made by the handler start a new one. */
+        changes = TAKE_PTR(inv->changes);
+        n = inv->n_changes;
+        removed = TAKE_PTR(inv->removed);
+        n_removed = inv->n_removed;
+        inv->n_changes = inv->n_changes_allocated = inv->n_removed = 0;
+        if (inv->handler)
+                inv->handler(inv, changes, n, inv->handler_userdata);
+        free(changes);
+        for (size_t i = 0; i < n_removed; i++)
+                volume_free(removed[i]);
+        free(removed);
+        return 0;
+}
+
+static int on_post(sd_event_source *s, void *userdata) {
+        Inventory *inv = userdata;
+
+        if (inv->n_queue > 0 || inv->n_changes > 0)
+                (void) sd_event_source_set_enabled(inv->defer, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+int inventory_attach_event(Inventory *inv, sd_event *e, size_t budget,
+                           InventoryChangesHandler handler, void *userdata) {
+        int r;
+
+        if (!inv || !e)
+                return -EINVAL;
+        if (inv->defer)
+                return -EBUSY;
+        r = sd_event_add_defer(e, &inv->defer, on_defer, inv);
+        if (r < 0)
+                return r;
+        r = sd_event_add_post(e, &inv->post, on_post, inv);
+        if (r < 0) {
+                inv->defer = sd_event_source_disable_unref(inv->defer);
+                return r;
+        }
+        /* the first iteration dispatches what is there already */
+        (void) sd_event_source_set_enabled(inv->defer, SD_EVENT_ONESHOT);
+        inv->budget = budget;
+        inv->handler = handler;
+        inv->handler_userdata = userdata;
+        return 0;
 }
 
 /* ---- immediate operations ----------------------------------------------------------------- */

@@ -2,11 +2,12 @@
 /* `storpulsectl watch [--json] [--root DIR] [--interval SEC] [--count N] [--timeout SEC]
  * [ARRAY...]`: follow md arrays event-driven and print every rebuild event as it happens.
  *
- * It runs an sd-event loop with an MdWatch (EPOLLPRI on the md attributes and /proc/mdstat, plus
- * the safety-net re-read every --interval, the only polling) over the given arrays, or over every
- * md array found below the root (new ones are picked up as they appear). Each report re-reads the
- * array (md_array_load()) and its /proc/mdstat entry (fine-grained progress) and feeds a
- * RebuildTracker; every event it returns is one line on stdout, flushed at once:
+ * A thin driver of the library's MdMonitor (core/md-monitor.h), the same one the daemon runs: an
+ * Inventory of the root says which md arrays exist (all, or the named ones), the monitor watches
+ * them event-driven (EPOLLPRI on the md attributes and /proc/mdstat; --interval is the safety-net
+ * re-read, the only polling) and tracks their rebuilds. New and vanished arrays reach the
+ * inventory through udev events on the live system and through a rescan every --interval (on a
+ * fixture tree, the only way). Every rebuild event is one line on stdout, flushed at once:
  *   text: "2026-12-02T11:30:00.123Z md0 started check info: check started"
  *   json: {"time":..., "array":..., "event":..., "operation":..., "reason":..., "progress":...,
  *          "percent":..., "speed_bytes_per_second":..., "eta_seconds":..., "duration_seconds":...,
@@ -16,7 +17,6 @@
  * Exit codes: 0 after --count events, a signal, or the --timeout when no --count was given;
  * 1 usage; 2 the root cannot be opened or watched; 4 --timeout passed before --count events. */
 
-#include <fcntl.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <signal.h>
@@ -26,92 +26,35 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "ctl/ctl.h"
-#include "basic/fileio.h"
+#include "analysis/rebuild.h"
 #include "basic/log.h"
 #include "basic/macro.h"
-#include "sources/md-watch.h"
-#include "model/md.h"
-#include "model/mdstat.h"
 #include "basic/parse-util.h"
-#include "analysis/rebuild.h"
-#include "basic/sysfs.h"
 #include "basic/time-util.h"
+#include "core/discovery.h"
+#include "core/inventory.h"
+#include "core/md-monitor.h"
+#include "ctl/ctl.h"
 
 #define EXIT_TIMEOUT 4
 
-typedef struct Tracked {
-        char *name;
-        RebuildTracker tracker;
-} Tracked;
+typedef struct Options {
+        bool json;
+        const char *root;
+        usec_t interval, timeout;
+        uint64_t count; /* stop after this many events; 0 = unlimited */
+} Options;
 
 typedef struct Ctx {
+        Options opt;
         sd_event *event;
-        MdWatch *watch;
-        int root_fd;
-        bool json;
-        uint64_t count; /* stop after this many events; 0 = unlimited */
+        Inventory *inv;
+        MdMonitor *monitor;
+        Discovery *discovery;
+        sd_event_source *rescan, *timeout;
         uint64_t printed;
-        Tracked *tracked;
-        size_t n_tracked;
+        int exit_code;
 } Ctx;
-
-static Tracked *tracked_get(Ctx *c, const char *name, bool create) {
-        Tracked *l;
-
-        for (size_t i = 0; i < c->n_tracked; i++)
-                if (strcmp(c->tracked[i].name, name) == 0)
-                        return &c->tracked[i];
-        if (!create)
-                return NULL;
-        l = reallocarray(c->tracked, c->n_tracked + 1, sizeof(*l));
-        if (!l)
-                return NULL;
-        c->tracked = l;
-        l = &c->tracked[c->n_tracked];
-        l->name = strdup(name);
-        if (!l->name)
-                return NULL;
-        rebuild_tracker_init(&l->tracker);
-        c->n_tracked++;
-        return l;
-}
-
-static void tracked_drop(Ctx *c, const char *name) {
-        for (size_t i = 0; i < c->n_tracked; i++)
-                if (strcmp(c->tracked[i].name, name) == 0) {
-                        free(c->tracked[i].name);
-                        memmove(c->tracked + i, c->tracked + i + 1,
-                                (c->n_tracked - i - 1) * sizeof(c->tracked[0]));
-                        c->n_tracked--;
-                        return;
-                }
-}
-
-/* Build an observation of one array from its md/ directory and /proc/mdstat. */
-static int observe_array(Ctx *c, const char *name, const RebuildTracker *t,
-                         RebuildObservation *ret) {
-        _cleanup_(md_array_freep) MdArray *a = NULL;
-        _cleanup_(mdstat_freep) Mdstat *ms = NULL;
-        _cleanup_free_ char *text = NULL;
-        uint64_t sync_min = REBUILD_UNKNOWN;
-        int md_fd, r;
-
-        md_fd = md_watch_get_md_dir_fd(c->watch, name);
-        if (md_fd < 0)
-                return md_fd;
-        r = md_array_load(md_fd, &a);
-        if (r < 0)
-                return r;
-        if (sysfs_read_u64(md_fd, "sync_min", &sync_min) < 0)
-                sync_min = REBUILD_UNKNOWN;
-        /* Fine-grained progress, if /proc/mdstat is there and parses. */
-        if (read_full_file_at(c->root_fd, "proc/mdstat", &text, NULL) < 0 ||
-            mdstat_parse(text, &ms) < 0)
-                ms = NULL;
-        rebuild_observation_from_md(t, a, ms ? mdstat_find(ms, name) : NULL, sync_min, ret);
-        return 0;
-}
 
 static void format_time(char *buf, size_t size) {
         struct timeval tv;
@@ -138,103 +81,107 @@ static struct json_object *json_num_or_null(double v, int digits) {
         return json_object_new_double_s(v, buf);
 }
 
+static void print_json(const char *when, const char *array, const RebuildEvent *ev,
+                       const char *msg) {
+        struct json_object *o = json_object_new_object();
+
+        if (!o)
+                return;
+        json_object_object_add(o, "time", json_object_new_string(when));
+        json_object_object_add(o, "array", json_object_new_string(array));
+        json_object_object_add(o, "event",
+                               json_object_new_string(rebuild_event_type_to_string(ev->type)));
+        json_object_object_add(o, "operation",
+                               json_object_new_string(rebuild_operation_to_string(ev->operation)));
+        json_object_object_add(o, "reason",
+                               json_object_new_string(rebuild_reason_to_string(ev->reason)));
+        json_object_object_add(o, "progress", json_num_or_null(ev->progress, 4));
+        json_object_object_add(o, "percent", json_object_new_int((int) ev->percent));
+        json_object_object_add(o, "speed_bytes_per_second",
+                               json_num_or_null(ev->speed_bytes_per_sec, 0));
+        json_object_object_add(o, "eta_seconds", json_num_or_null(ev->eta_sec, 1));
+        json_object_object_add(
+                o, "duration_seconds",
+                ev->duration_usec == USEC_INFINITY
+                        ? NULL
+                        : json_num_or_null((double) ev->duration_usec / USEC_PER_SEC, 3));
+        json_object_object_add(o, "mismatch_count",
+                               ev->mismatch_count == REBUILD_UNKNOWN
+                                       ? NULL
+                                       : json_object_new_uint64(ev->mismatch_count));
+        json_object_object_add(o, "severity",
+                               json_object_new_string(rebuild_severity_to_string(ev->severity)));
+        json_object_object_add(o, "message", json_object_new_string(msg));
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        json_object_put(o);
+}
+
 static void print_event(Ctx *c, const char *array, const RebuildEvent *ev) {
         char when[64], msg[256];
 
         format_time(when, sizeof(when));
         rebuild_event_format(ev, msg, sizeof(msg));
-
-        if (c->json) {
-                struct json_object *o = json_object_new_object();
-
-                if (!o)
-                        return;
-                json_object_object_add(o, "time", json_object_new_string(when));
-                json_object_object_add(o, "array", json_object_new_string(array));
-                json_object_object_add(
-                        o, "event", json_object_new_string(rebuild_event_type_to_string(ev->type)));
-                json_object_object_add(
-                        o, "operation",
-                        json_object_new_string(rebuild_operation_to_string(ev->operation)));
-                json_object_object_add(
-                        o, "reason", json_object_new_string(rebuild_reason_to_string(ev->reason)));
-                json_object_object_add(o, "progress", json_num_or_null(ev->progress, 4));
-                json_object_object_add(o, "percent", json_object_new_int((int) ev->percent));
-                json_object_object_add(o, "speed_bytes_per_second",
-                                       json_num_or_null(ev->speed_bytes_per_sec, 0));
-                json_object_object_add(o, "eta_seconds", json_num_or_null(ev->eta_sec, 1));
-                json_object_object_add(
-                        o, "duration_seconds",
-                        ev->duration_usec == USEC_INFINITY
-                                ? NULL
-                                : json_num_or_null((double) ev->duration_usec / USEC_PER_SEC, 3));
-                json_object_object_add(o, "mismatch_count",
-                                       ev->mismatch_count == REBUILD_UNKNOWN
-                                               ? NULL
-                                               : json_object_new_uint64(ev->mismatch_count));
-                json_object_object_add(
-                        o, "severity",
-                        json_object_new_string(rebuild_severity_to_string(ev->severity)));
-                json_object_object_add(o, "message", json_object_new_string(msg));
-                printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
-                json_object_put(o);
-        } else
+        if (c->opt.json)
+                print_json(when, array, ev, msg);
+        else
                 printf("%s %s %s %s %s: %s\n", when, array, rebuild_event_type_to_string(ev->type),
                        rebuild_operation_to_string(ev->operation),
                        rebuild_severity_to_string(ev->severity), msg);
         fflush(stdout);
 }
 
-static void on_change(MdWatch *w, const char *array, MdWatchChange change, unsigned attrs,
-                      void *userdata) {
+static void on_monitor(MdMonitor *m, const MdMonitorEvent *ev, void *userdata) {
         Ctx *c = userdata;
-        RebuildEvent ev[REBUILD_EVENTS_MAX];
-        RebuildObservation o;
-        Tracked *t;
-        int n, r;
 
-        if (change == MD_WATCH_ARRAY_REMOVED) {
-                log_info("%s: gone, no longer watched", array);
-                tracked_drop(c, array);
-                return;
-        }
-        if (change == MD_WATCH_ARRAY_ADDED) {
-                unsigned total = 0, pollable = 0;
-
-                (void) md_watch_get_counts(w, array, &total, &pollable);
-                log_info("%s: watching %u attributes, %u event-driven%s", array, total, pollable,
-                         md_watch_mdstat_pollable(w) ? ", /proc/mdstat event-driven" : "");
-        }
-
-        t = tracked_get(c, array, true);
-        if (!t) {
-                log_error_errno(-ENOMEM, "%s: out of memory, ignoring", array);
-                return;
-        }
-        r = observe_array(c, array, &t->tracker, &o);
-        if (r < 0) {
-                log_warning_errno(r, "%s: failed to read the array: %m, ignoring", array);
-                return;
-        }
-        n = rebuild_tracker_feed(&t->tracker, now(CLOCK_MONOTONIC), &o, ev, ELEMENTSOF(ev));
-        if (n < 0) {
-                log_warning_errno(n, "%s: failed to track: %m, ignoring", array);
-                return;
-        }
-        for (int i = 0; i < n; i++) {
-                print_event(c, array, &ev[i]);
+        switch (ev->type) {
+        case MD_MONITOR_ARRAY_WATCHED:
+                log_info("%s: watching %u attributes, %u event-driven%s", ev->array, ev->n_attrs,
+                         ev->n_pollable, ev->mdstat_pollable ? ", /proc/mdstat event-driven" : "");
+                break;
+        case MD_MONITOR_ARRAY_DROPPED:
+                log_info("%s: gone, no longer watched", ev->array);
+                break;
+        case MD_MONITOR_READ_FAILED:
+                log_warning_errno(ev->error, "%s: failed to read the array: %m, ignoring",
+                                  ev->array);
+                break;
+        case MD_MONITOR_REBUILD:
+                if (c->opt.count > 0 && c->printed >= c->opt.count)
+                        break; /* exiting: --count is reached */
+                print_event(c, ev->array, ev->rebuild);
                 c->printed++;
-                if (c->count > 0 && c->printed >= c->count) {
+                if (c->opt.count > 0 && c->printed >= c->opt.count)
                         (void) sd_event_exit(c->event, 0);
-                        return;
-                }
+                break;
+        case _MD_MONITOR_EVENT_TYPE_MAX:
+        case _MD_MONITOR_EVENT_TYPE_INVALID:
+                break;
         }
+}
+
+static void on_changes(Inventory *inv, const InventoryChange *changes, size_t n, void *userdata) {
+        Ctx *c = userdata;
+
+        if (md_monitor_apply_changes(c->monitor, changes, n) < 0)
+                log_error_errno(-ENOMEM, "Out of memory following the arrays, ignoring");
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata) {
+        Ctx *c = userdata;
+        int r;
+
+        r = inventory_queue_rescan(c->inv);
+        if (r < 0)
+                log_warning_errno(r, "Failed to list the block devices: %m, ignoring");
+        (void) sd_event_source_set_time_relative(s, c->opt.interval);
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        return 0;
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         Ctx *c = userdata;
 
-        return sd_event_exit(c->event, c->count > 0 ? EXIT_TIMEOUT : 0);
+        return sd_event_exit(c->event, c->opt.count > 0 ? EXIT_TIMEOUT : 0);
 }
 
 static int help(void) {
@@ -253,7 +200,8 @@ static int help(void) {
         return 0;
 }
 
-int ctl_watch_main(int argc, char **argv) {
+/* 0 to go on, 1 after --help (exit 0), -EINVAL for a usage error (exit 1). */
+static int parse_argv(int argc, char **argv, Options *o) {
         enum { ARG_JSON = 0x100, ARG_ROOT, ARG_INTERVAL, ARG_COUNT, ARG_TIMEOUT };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
@@ -264,112 +212,170 @@ int ctl_watch_main(int argc, char **argv) {
                 { "timeout", required_argument, NULL, ARG_TIMEOUT },
                 {},
         };
-        _cleanup_(md_watch_freep) MdWatch *watch = NULL;
-        _cleanup_close_ int root_fd = -EBADF;
-        sd_event_source *timeout_source = NULL;
-        const char *root = "/";
-        usec_t interval = 60 * USEC_PER_SEC, timeout = USEC_INFINITY;
-        Ctx c = { .root_fd = -EBADF };
-        sigset_t mask;
-        int opt, r;
+        int opt;
 
+        *o = (Options){ .root = "/", .interval = 60 * USEC_PER_SEC, .timeout = USEC_INFINITY };
         optind = 0;
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (opt) {
                 case 'h':
-                        return help();
+                        (void) help();
+                        return 1;
                 case ARG_JSON:
-                        c.json = true;
+                        o->json = true;
                         break;
                 case ARG_ROOT:
-                        root = optarg;
+                        o->root = optarg;
                         break;
                 case ARG_INTERVAL:
-                        if (parse_sec(optarg, &interval) < 0) {
+                        if (parse_sec(optarg, &o->interval) < 0) {
                                 log_error("Invalid --interval '%s'.", optarg);
-                                return 1;
+                                return -EINVAL;
                         }
                         break;
                 case ARG_COUNT:
-                        if (safe_atou64(optarg, &c.count) < 0) {
+                        if (safe_atou64(optarg, &o->count) < 0) {
                                 log_error("Invalid --count '%s'.", optarg);
-                                return 1;
+                                return -EINVAL;
                         }
                         break;
                 case ARG_TIMEOUT:
-                        if (parse_sec(optarg, &timeout) < 0) {
+                        if (parse_sec(optarg, &o->timeout) < 0) {
                                 log_error("Invalid --timeout '%s'.", optarg);
-                                return 1;
+                                return -EINVAL;
                         }
                         break;
                 case '?':
-                        return 1;
                 default:
-                        return 1;
+                        return -EINVAL;
                 }
+        return 0;
+}
 
-        root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (root_fd < 0) {
-                log_error_errno(-errno, "Failed to open root %s: %m", root);
+/* The inventory of the root, and what keeps it current: udev events (live system) and the
+ * rescan timer. Returns 0 or an exit code. */
+static int setup_inventory(Ctx *c) {
+        int r;
+
+        r = inventory_new_for_root(c->opt.root, &c->inv);
+        if (r < 0) {
+                log_error_errno(r, "Failed to open root %s: %m", c->opt.root);
                 return 2;
         }
-        c.root_fd = root_fd;
+        if (inventory_is_live(c->inv)) {
+                r = discovery_new(discovery_inventory_queue_handler, c->inv, &c->discovery);
+                if (r >= 0)
+                        r = discovery_start(c->discovery);
+                if (r >= 0)
+                        r = discovery_attach_event(c->discovery, c->event);
+                if (r < 0) {
+                        log_info_errno(r, "No udev events (%m); new arrays are found by the "
+                                          "rescan every --interval.");
+                        c->discovery = discovery_free(c->discovery);
+                }
+        }
+        if (!c->discovery) {
+                r = inventory_scan(c->inv);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to list the block devices below %s: %m",
+                                        c->opt.root);
+                        return 2;
+                }
+        } else
+                (void) inventory_flush(c->inv, 0); /* the coldplug, at once */
+        if (c->opt.interval > 0 && c->opt.interval != USEC_INFINITY) {
+                r = sd_event_add_time_relative(c->event, &c->rescan, CLOCK_MONOTONIC,
+                                               c->opt.interval, 0, on_rescan, c);
+                if (r < 0) {
+                        log_error_errno(r, "Failed to arm the rescan timer: %m");
+                        return 2;
+                }
+        }
+        return 0;
+}
 
-        r = sd_event_new(&c.event);
+/* The monitor over the named arrays (which must be md arrays now) or over all. */
+static int setup_monitor(Ctx *c, char **names) {
+        int r;
+
+        for (size_t i = 0; names && names[i]; i++) {
+                const Volume *v = inventory_get(c->inv, names[i]);
+
+                if (!v || v->kind != VOLUME_MD) {
+                        log_error_errno(-ENOENT, "Failed to watch %s: %m", names[i]);
+                        return 2;
+                }
+        }
+        r = md_monitor_new(c->event, c->inv, c->opt.interval, names, 0, on_monitor, c, &c->monitor);
+        if (r >= 0)
+                r = md_monitor_sync(c->monitor);
+        if (r >= 0)
+                r = inventory_attach_event(c->inv, c->event, 64, on_changes, c);
+        if (r < 0) {
+                log_error_errno(r, "Failed to watch md arrays below %s: %m", c->opt.root);
+                return 2;
+        }
+        /* what the coldplug recorded is followed already */
+        inventory_clear_changes(c->inv);
+        if (md_monitor_size(c->monitor) == 0)
+                log_info("No md arrays below %s yet; waiting for one to appear.", c->opt.root);
+        return 0;
+}
+
+static int setup_loop(Ctx *c, sigset_t *mask) {
+        int r;
+
+        r = sd_event_new(&c->event);
         if (r < 0) {
                 log_error_errno(r, "Failed to create the event loop: %m");
                 return 2;
         }
-
-        (void) sigemptyset(&mask);
-        (void) sigaddset(&mask, SIGINT);
-        (void) sigaddset(&mask, SIGTERM);
-        (void) sigprocmask(SIG_BLOCK, &mask, NULL);
-        (void) sd_event_add_signal(c.event, NULL, SIGINT, NULL, NULL);
-        (void) sd_event_add_signal(c.event, NULL, SIGTERM, NULL, NULL);
-
-        if (timeout != USEC_INFINITY) {
-                r = sd_event_add_time_relative(c.event, &timeout_source, CLOCK_MONOTONIC, timeout,
-                                               0, on_timeout, &c);
+        (void) sigemptyset(mask);
+        (void) sigaddset(mask, SIGINT);
+        (void) sigaddset(mask, SIGTERM);
+        (void) sigprocmask(SIG_BLOCK, mask, NULL);
+        (void) sd_event_add_signal(c->event, NULL, SIGINT, NULL, NULL);
+        (void) sd_event_add_signal(c->event, NULL, SIGTERM, NULL, NULL);
+        if (c->opt.timeout != USEC_INFINITY) {
+                r = sd_event_add_time_relative(c->event, &c->timeout, CLOCK_MONOTONIC,
+                                               c->opt.timeout, 0, on_timeout, c);
                 if (r < 0) {
                         log_error_errno(r, "Failed to arm the timeout: %m");
-                        r = 2;
-                        goto out_free_event;
+                        return 2;
                 }
         }
+        return 0;
+}
 
-        r = md_watch_new(c.event, root_fd, interval, /* discover= */ optind >= argc, on_change, &c,
-                         &watch);
-        if (r < 0) {
-                log_error_errno(r, "Failed to watch md arrays below %s: %m", root);
-                r = 2;
-                goto out_free_event;
-        }
-        c.watch = watch;
-        for (int i = optind; i < argc; i++) {
-                r = md_watch_add(watch, argv[i]);
+int ctl_watch_main(int argc, char **argv) {
+        Ctx c = {};
+        sigset_t mask;
+        int r;
+
+        r = parse_argv(argc, argv, &c.opt);
+        if (r != 0)
+                return r > 0 ? 0 : 1;
+
+        (void) sigemptyset(&mask);
+        r = setup_loop(&c, &mask);
+        if (r == 0)
+                r = setup_inventory(&c);
+        if (r == 0)
+                r = setup_monitor(&c, optind < argc ? argv + optind : NULL);
+        if (r == 0) {
+                r = sd_event_loop(c.event);
                 if (r < 0) {
-                        log_error_errno(r, "Failed to watch %s: %m", argv[i]);
+                        log_error_errno(r, "Event loop failed: %m");
                         r = 2;
-                        goto out_free_event;
                 }
         }
-        if (md_watch_size(watch) == 0)
-                log_info("No md arrays below %s yet; waiting for one to appear.", root);
 
-        r = sd_event_loop(c.event);
-        if (r < 0) {
-                log_error_errno(r, "Event loop failed: %m");
-                r = 2;
-        }
-
-out_free_event:
-        watch = md_watch_free(watch);
-        timeout_source = sd_event_source_unref(timeout_source);
+        c.monitor = md_monitor_free(c.monitor);
+        c.discovery = discovery_free(c.discovery);
+        c.inv = inventory_free(c.inv);
+        c.rescan = sd_event_source_unref(c.rescan);
+        c.timeout = sd_event_source_unref(c.timeout);
         c.event = sd_event_unref(c.event);
-        for (size_t i = 0; i < c.n_tracked; i++)
-                free(c.tracked[i].name);
-        free(c.tracked);
         /* A SIGTERM that arrived after the loop ended (e.g. `timeout` signals the child and then
          * its whole process group) has done its job: consume it before unblocking. */
         for (struct timespec zero = {}; sigtimedwait(&mask, NULL, &zero) > 0;)

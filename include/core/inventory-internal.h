@@ -42,6 +42,12 @@ struct Inventory {
 
         InventoryQueued *queue; /* sorted by name, names unique */
         size_t n_queue;
+
+        bool live; /* made by inventory_new_for_root() over the running system */
+        sd_event_source *post, *defer; /* inventory_attach_event() */
+        size_t budget;
+        InventoryChangesHandler handler;
+        void *handler_userdata;
 };
 
 /* ---- inventory.c -------------------------------------------------------------------------- */

@@ -24,12 +24,14 @@
  *    inventory_flush(), which reads at most `budget` devices and relinks the graph once, so a
  *    coldplug storm of hundreds of uevents costs one relink per loop iteration, not one each.
  *
- * Typical daemon wiring (sd-event): the Discovery handler (discovery_inventory_handler) queues;
- * a defer source, enabled while inventory_queued() > 0, calls inventory_flush(inv, 64), hands
- * inventory_get_changes() to the consumers (md monitor, reports) and clears them. */
+ * Daemon wiring (sd-event): discovery_inventory_queue_handler() queues the uevents, a timer calls
+ * inventory_queue_rescan() (the safety net) and inventory_refresh_dm_raid(), and
+ * inventory_attach_event() flushes in bounded steps, one per loop iteration, and hands each change
+ * set to the owner's handler (which passes it on to md_monitor_apply_changes() and the reports). */
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <systemd/sd-event.h>
 
 #include "basic/macro.h"
 #include "model/blockstat.h"
@@ -66,6 +68,10 @@ void inventory_set_controller_flags(Inventory *inv, unsigned flags);
  * Accepts NULL, returns NULL. */
 Inventory *inventory_free(Inventory *inv);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Inventory *, inventory_free);
+
+/* True if the inventory was made by inventory_new_for_root() over the running system's "/" (then
+ * the libudev and libdevmapper providers are in use, and uevents can be had through Discovery). */
+bool inventory_is_live(const Inventory *inv) _pure_;
 
 /* The (dup'd) root directory fd; owned by the inventory. For watchers that open attributes:
  * openat(inventory_root_fd(inv), v->syspath, ...). */
@@ -140,6 +146,22 @@ size_t inventory_queued(const Inventory *inv) _pure_;
  * the number of names still queued (> 0: flush again, e.g. on the next loop iteration) or -ENOMEM
  * (the inventory stays consistent: what was applied is linked). */
 int inventory_flush(Inventory *inv, size_t budget);
+
+/* Called with the change set taken out of the inventory (so the handler may alter the inventory:
+ * that starts a new set, dispatched on a later iteration). The records and the removed handles
+ * they hold are valid during the call and freed after it. */
+typedef void (*InventoryChangesHandler)(Inventory *inv, const InventoryChange *changes, size_t n,
+                                        void *userdata);
+
+/* Drive the batches from sd-event loop `e`: after every loop iteration that dispatched something
+ * (a post source), if names are queued or changes recorded, a one-shot defer source runs on the
+ * next iteration: inventory_flush(inv, budget) (0 = all), then `handler` with the change set if it
+ * is not empty, then the set is cleared; while names remain, it runs again on the following
+ * iteration, so one iteration reads at most `budget` devices. Changes recorded by direct calls
+ * (scan, refreshes, device add) are dispatched the same way. One attachment per inventory; the
+ * sources are released by inventory_free(). Returns 0, -EBUSY if attached already, or -errno. */
+int inventory_attach_event(Inventory *inv, sd_event *e, size_t budget,
+                           InventoryChangesHandler handler, void *userdata);
 
 /* ---- immediate operations (one-shot callers, tests) --------------------------------------- */
 

@@ -72,8 +72,8 @@ static void put(const char *path, const char *text) {
 
 /* As put(), without the fsync of an atomic write: for the many small files of hotplug loops. */
 static void put_fast(const char *path, const char *text) {
-        _cleanup_close_ int fd = openat(root_fd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                                        0644);
+        _cleanup_close_ int fd =
+                openat(root_fd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
         if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t) strlen(text)) {
                 ok(0, "write %s", path);
@@ -269,8 +269,8 @@ static void test_uevent_sequence(void) {
         ok(c && c->type == INVENTORY_VOLUME_CHANGED, "md0 changed");
         ok(c && (c->what & INVENTORY_CHANGE_HEALTH) && (c->what & INVENTORY_CHANGE_MEMBERS),
            "health and members bits");
-        ok(c && !(c->what & (INVENTORY_CHANGE_SIZE | INVENTORY_CHANGE_LINKS |
-                             INVENTORY_CHANGE_SYNC)),
+        ok(c && !(c->what &
+                  (INVENTORY_CHANGE_SIZE | INVENTORY_CHANGE_LINKS | INVENTORY_CHANGE_SYNC)),
            "no size/links/sync bits (what=0x%x)", c ? c->what : 0);
         is_int((int) n_changes(inv), 1, "only md0 reported");
         ok(inventory_get(inv, "md0") == md0, "md0 keeps its handle");
