@@ -152,8 +152,8 @@ static void observe_md(MdMonitor *m, const char *name) {
         f = followed_get(m, name);
         if (!f)
                 return;
-        rebuild_observation_from_md(&f->tracker, v->md, ms ? mdstat_find(ms, name) : NULL,
-                                    sync_min, &o);
+        rebuild_observation_from_md(&f->tracker, v->md, ms ? mdstat_find(ms, name) : NULL, sync_min,
+                                    &o);
         feed(m, name, v, &o);
 }
 
@@ -229,7 +229,7 @@ static int follow(MdMonitor *m, const Volume *v) {
         }
         if (!f->md && added) {
                 emit(m, (MdMonitorEvent){
-                        .type = MD_MONITOR_ARRAY_WATCHED, .array = v->name, .volume = v });
+                                .type = MD_MONITOR_ARRAY_WATCHED, .array = v->name, .volume = v });
                 observe_dm_raid(m, v);
         }
         return 0;
@@ -258,8 +258,8 @@ int md_monitor_new(sd_event *e, Inventory *inv, usec_t interval_usec, char *cons
                 if (!m->only)
                         return -ENOMEM;
         }
-        r = md_watch_new(e, inventory_root_fd(inv), interval_usec, /* discover= */ false,
-                         on_watch, m, &m->watch);
+        r = md_watch_new(e, inventory_root_fd(inv), interval_usec, /* discover= */ false, on_watch,
+                         m, &m->watch);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(m);
@@ -297,11 +297,11 @@ int md_monitor_sync(MdMonitor *m) {
                 i = 0;
         }
         INVENTORY_FOREACH(v, m->inv)
-                if (wanted(m, v)) {
-                        r = follow(m, v);
-                        if (r < 0)
-                                return r;
-                }
+        if (wanted(m, v)) {
+                r = follow(m, v);
+                if (r < 0)
+                        return r;
+        }
         return (int) m->n_followed;
 }
 

@@ -140,6 +140,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         (void) inventory_attribute_problem(inv, v, &where, &member);
         }
         (void) inventory_device_remove(inv, "md0");
+        /* the daemon's path: batches, refreshes, the change set */
+        (void) inventory_queue_rescan(inv);
+        (void) inventory_queue_remove(inv, "vda");
+        while (inventory_flush(inv, 2) > 0)
+                ;
+        (void) inventory_refresh_dm_raid(inv);
+        (void) inventory_refresh_mdstat(inv);
+        {
+                size_t n;
+                const InventoryChange *c = inventory_get_changes(inv, &n);
+                for (size_t i = 0; i < n; i++)
+                        if (!c[i].volume || !c[i].volume->name)
+                                abort();
+        }
+        inventory_clear_changes(inv);
         inventory_free(inv);
         return 0;
 }

@@ -139,11 +139,12 @@ static void test_md(void) {
                                      "unused devices: <none>\n";
 
                 (void) snprintf(path, sizeof(path), "sys/class/block/md0/md/sync_action");
-                ok(fd >= 0 && write_file_atomic_at(fd, "proc/mdstat", mdstat, strlen(mdstat)) >= 0 &&
+                ok(fd >= 0 &&
+                           write_file_atomic_at(fd, "proc/mdstat", mdstat, strlen(mdstat)) >= 0 &&
                            write_file_atomic_at(fd, "sys/class/block/md0/md/sync_completed",
                                                 "none\n", 5) >= 0 &&
-                           write_file_atomic_at(fd, "sys/class/block/md0/md/resync_start",
-                                                "none\n", 5) >= 0 &&
+                           write_file_atomic_at(fd, "sys/class/block/md0/md/resync_start", "none\n",
+                                                5) >= 0 &&
                            write_file_atomic_at(fd, path, "idle\n", 5) >= 0,
                    "md0 finishes");
                 safe_close(fd);
