@@ -501,6 +501,59 @@ static void test_cli_survives_reread(void) {
         is_int((int) n_changes(inv), 0, "and the re-read is no change");
 }
 
+typedef struct Dispatch {
+        size_t calls, sizes[8];
+        bool add_in_handler;
+} Dispatch;
+
+static void on_changes(Inventory *inv, const InventoryChange *changes, size_t n, void *userdata) {
+        Dispatch *d = userdata;
+
+        if (d->calls < ELEMENTSOF(d->sizes))
+                d->sizes[d->calls] = n;
+        d->calls++;
+        for (size_t i = 0; i < n; i++)
+                if (changes[i].type != INVENTORY_VOLUME_ADDED || !changes[i].volume->name)
+                        d->calls += 100; /* only additions expected here */
+        if (d->add_in_handler) {
+                d->add_in_handler = false;
+                add_disk("loop9", 109);
+                (void) inventory_device_add(inv, "loop9"); /* alters the inventory mid-dispatch */
+        }
+}
+
+/* inventory_attach_event(): one flush of at most `budget` devices per loop iteration, each change
+ * set handed over once; what a handler records is handed over on a later iteration. */
+static void test_attach_event(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        Dispatch d = {};
+        sd_event *e = NULL;
+        char name[16];
+
+        use_fixture("md-raid1-idle");
+        is_int(inventory_new_for_root(root, &inv), 0, "new");
+        ok(sd_event_new(&e) >= 0, "event loop");
+        is_int(inventory_attach_event(inv, e, 2, on_changes, &d), 0, "attach, budget 2");
+        is_int(inventory_attach_event(inv, e, 2, on_changes, &d), -EBUSY, "once");
+        for (unsigned i = 0; i < 5; i++) {
+                (void) snprintf(name, sizeof(name), "loop%u", i);
+                add_disk(name, 100 + i);
+                (void) inventory_queue_device(inv, name);
+        }
+        d.add_in_handler = true;
+        for (int i = 0; i < 10; i++)
+                (void) sd_event_run(e, 10 * USEC_PER_MSEC);
+        is_int((int) d.calls, 3, "three dispatches");
+        is_int((int) d.sizes[0], 2, "iteration 1: two devices");
+        is_int((int) d.sizes[1], 3, "iteration 2: the one the handler added, and two more");
+        is_int((int) d.sizes[2], 1, "iteration 3: the last one");
+        is_int((int) inventory_queued(inv), 0, "queue drained");
+        is_int(inventory_size(inv), 6, "five loops and loop9");
+        is_int((int) n_changes(inv), 0, "every set handed over and cleared");
+        inv = inventory_free(inv); /* releases its sources before the loop goes */
+        sd_event_unref(e);
+}
+
 /* 1000 hotplug events over a few names, flushed in small batches: every live handle must stay
  * the one its ADDED record gave, readable, and every REMOVED record must name the handle that
  * was live. ASan (dev build) catches any use of a freed handle. */
@@ -585,6 +638,7 @@ int main(void) {
         test_refresh_mdstat();
         test_refresh_dm_raid();
         test_cli_survives_reread();
+        test_attach_event();
         test_stable_handles();
 
         safe_close(root_fd);
