@@ -7,7 +7,7 @@
 set -euo pipefail
 
 build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
-            libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev libdevmapper-dev
+            libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev libdevmapper-dev libinih-dev
             util-linux)
 test_pkgs=(fio clang clang-format valgrind cppcheck libclang-rt-14-dev
            qemu-system-x86 busybox-static mdadm lvm2 kmod cpio e2fsprogs python3

@@ -25,5 +25,8 @@ int log_internal(int level, int error, const char *format, ...) _printf_(3, 4);
 
 #define log_debug_errno(e, ...)   log_internal(LOG_DEBUG, e, __VA_ARGS__)
 #define log_info_errno(e, ...)    log_internal(LOG_INFO, e, __VA_ARGS__)
+#define log_notice_errno(e, ...)  log_internal(LOG_NOTICE, e, __VA_ARGS__)
 #define log_warning_errno(e, ...) log_internal(LOG_WARNING, e, __VA_ARGS__)
 #define log_error_errno(e, ...)   log_internal(LOG_ERR, e, __VA_ARGS__)
+
+#define log_oom() log_internal(LOG_ERR, ENOMEM, "Out of memory.")

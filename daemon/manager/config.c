@@ -1,0 +1,662 @@
+/* SPDX-License-Identifier: MIT */
+/* The config parser: libinih splits the INI text, one table maps every (section, key) to a parser
+ * and a field, so adding a key is one line and adding a section one entry in `sections`. Line
+ * numbers come from our own line reader (inih's handler does not get them in Debian's build), so
+ * every error reads "FILE:LINE: message". Duplicate sections within one file, unknown sections
+ * and keys, bad values and bad units are errors; nothing is applied from a file with an error. */
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <ini.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+
+#include "basic/parse-util.h"
+#include "manager/config.h"
+
+typedef struct ParseCtx ParseCtx;
+typedef int (*ConfigParser)(ParseCtx *p, const char *value, void *field, uint64_t min,
+                            uint64_t max);
+
+typedef struct ConfigKey {
+        const char *key;
+        ConfigParser parse;
+        size_t offset; /* in Config, or in Profile for profile sections */
+        uint64_t min, max;
+} ConfigKey;
+
+typedef struct ConfigSection {
+        const char *name; /* "Daemon"; for a profile "Profile" (followed by " NAME") */
+        const ConfigKey *keys;
+        bool profile; /* keys are Profile fields */
+        bool open;    /* any key accepted (reserved for another module: [HTTP]) */
+} ConfigSection;
+
+struct ParseCtx {
+        Config *c;
+        const char *file;
+        unsigned line;
+        char *error; /* the first error */
+        char seen[64][48];
+        size_t n_seen;
+        char last_section[48];
+        FILE *f;         /* the stream inih reads through our reader */
+        const char *str; /* or the string */
+};
+
+static void ctx_error(ParseCtx *p, const char *format, ...) _printf_(2, 3);
+static void ctx_error(ParseCtx *p, const char *format, ...) {
+        char msg[256];
+        va_list ap;
+
+        if (p->error)
+                return;
+        va_start(ap, format);
+        (void) vsnprintf(msg, sizeof(msg), format, ap);
+        va_end(ap);
+        if (asprintf(&p->error, "%s:%u: %s", p->file, p->line, msg) < 0)
+                p->error = NULL;
+}
+
+/* ---- value parsers ------------------------------------------------------------------------ */
+
+static int parse_usec(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        uint64_t u;
+
+        if (strcasecmp(value, "infinity") == 0 || strcmp(value, "0") == 0)
+                u = strcmp(value, "0") == 0 ? 0 : USEC_INFINITY;
+        else if (parse_sec(value, &u) < 0) {
+                ctx_error(p, "invalid time span '%s' (use e.g. 30s, 500ms, 5min)", value);
+                return -EINVAL;
+        }
+        if (u != USEC_INFINITY && (u < min || u > max)) {
+                ctx_error(p, "time span '%s' out of range (%.3gs..%.3gs)", value,
+                          (double) min / USEC_PER_SEC, (double) max / USEC_PER_SEC);
+                return -ERANGE;
+        }
+        *(usec_t *) field = u;
+        return 0;
+}
+
+static int parse_bytes64(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        uint64_t u;
+
+        if (parse_size(value, &u) < 0) {
+                ctx_error(p, "invalid size '%s' (use e.g. 4096, 64K, 64M, 1G)", value);
+                return -EINVAL;
+        }
+        if (u < min || u > max) {
+                ctx_error(p, "size '%s' out of range (%llu..%llu bytes)", value,
+                          (unsigned long long) min, (unsigned long long) max);
+                return -ERANGE;
+        }
+        *(uint64_t *) field = u;
+        return 0;
+}
+
+static int parse_bytes32(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        uint64_t u;
+        int r = parse_bytes64(p, value, &u, min, max);
+
+        if (r < 0)
+                return r;
+        *(uint32_t *) field = (uint32_t) u;
+        return 0;
+}
+
+static int parse_uint(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        uint64_t u;
+
+        if (safe_atou64(value, &u) < 0) {
+                ctx_error(p, "invalid number '%s'", value);
+                return -EINVAL;
+        }
+        if (u < min || u > max) {
+                ctx_error(p, "number %s out of range (%llu..%llu)", value, (unsigned long long) min,
+                          (unsigned long long) max);
+                return -ERANGE;
+        }
+        *(unsigned *) field = (unsigned) u;
+        return 0;
+}
+
+static int parse_bool_value(const char *v) {
+        static const char *const yes[] = { "1", "yes", "true", "on" };
+        static const char *const no[] = { "0", "no", "false", "off" };
+
+        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(v, yes[i]) == 0)
+                        return 1;
+        for (size_t i = 0; i < ELEMENTSOF(no); i++)
+                if (strcasecmp(v, no[i]) == 0)
+                        return 0;
+        return -EINVAL;
+}
+
+static int parse_bool(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        int b = parse_bool_value(value);
+
+        if (b < 0) {
+                ctx_error(p, "invalid boolean '%s' (yes/no)", value);
+                return -EINVAL;
+        }
+        *(bool *) field = b;
+        return 0;
+}
+
+static int parse_tristate(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        int b = strcasecmp(value, "auto") == 0 ? -1 : parse_bool_value(value);
+
+        if (b == -EINVAL) {
+                ctx_error(p, "invalid value '%s' (yes/no/auto)", value);
+                return -EINVAL;
+        }
+        *(int *) field = b;
+        return 0;
+}
+
+static int parse_log_level(ParseCtx *p, const char *value, void *field, uint64_t min,
+                           uint64_t max) {
+        static const char *const levels[] = { "emerg",   "alert",  "crit", "err",
+                                              "warning", "notice", "info", "debug" };
+
+        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
+                if (strcasecmp(value, levels[i]) == 0) {
+                        *(int *) field = (int) i;
+                        return 0;
+                }
+        ctx_error(p, "invalid log level '%s' (err, warning, notice, info, debug)", value);
+        return -EINVAL;
+}
+
+static int parse_name(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        size_t n = strlen(value);
+
+        if (n == 0 || n >= CONFIG_PROFILE_NAME_MAX ||
+            strspn(value, "abcdefghijklmnopqrstuvwxyz"
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                          "0123456789-_.") != n) {
+                ctx_error(p, "invalid name '%s' (letters, digits, -_. up to %d)", value,
+                          CONFIG_PROFILE_NAME_MAX - 1);
+                return -EINVAL;
+        }
+        memcpy(field, value, n + 1);
+        return 0;
+}
+
+static int parse_string(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        char **s = field, *d = NULL;
+
+        if (*value) {
+                d = strdup(value);
+                if (!d)
+                        return -ENOMEM;
+        }
+        free(*s);
+        *s = d;
+        return 0;
+}
+
+static void strv_free_local(char **l) {
+        for (size_t i = 0; l && l[i]; i++)
+                free(l[i]);
+        free(l);
+}
+
+/* Whitespace-separated list; an empty value resets the list (systemd's convention), otherwise the
+ * words are appended. */
+static int parse_list(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        char ***l = field;
+        size_t n = 0;
+
+        if (!*value) {
+                strv_free_local(*l);
+                *l = NULL;
+                return 0;
+        }
+        while (*l && (*l)[n])
+                n++;
+        for (const char *s = value; *s;) {
+                size_t k;
+                char **a;
+
+                s += strspn(s, " \t");
+                k = strcspn(s, " \t");
+                if (k == 0)
+                        break;
+                if (n >= 256) {
+                        ctx_error(p, "too many entries (at most 256)");
+                        return -E2BIG;
+                }
+                a = realloc(*l, (n + 2) * sizeof(char *));
+                if (!a)
+                        return -ENOMEM;
+                *l = a;
+                a[n] = strndup(s, k);
+                if (!a[n])
+                        return -ENOMEM;
+                a[++n] = NULL;
+                s += k;
+        }
+        return 0;
+}
+
+static int parse_kinds(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        unsigned mask = 0;
+
+        for (const char *s = value; *s;) {
+                char word[32];
+                size_t k;
+                VolumeKind kind;
+
+                s += strspn(s, " \t");
+                k = strcspn(s, " \t");
+                if (k == 0)
+                        break;
+                (void) snprintf(word, sizeof(word), "%.*s", (int) MIN(k, sizeof(word) - 1), s);
+                kind = volume_kind_from_string(word);
+                if (kind < 0 || k >= sizeof(word)) {
+                        ctx_error(p,
+                                  "unknown volume kind '%s' (md, lvm, dm, controller, disk, "
+                                  "partition)",
+                                  word);
+                        return -EINVAL;
+                }
+                mask |= 1U << kind;
+                s += k;
+        }
+        *(unsigned *) field = mask;
+        return 0;
+}
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+#define C(f) offsetof(Config, f)
+#define P(f) offsetof(Profile, f)
+#define SEC  USEC_PER_SEC
+#define DAY  (24ULL * 3600 * USEC_PER_SEC)
+
+static const ConfigKey daemon_keys[] = {
+        { "RescanInterval", parse_usec, C(rescan_interval_usec), SEC, DAY },
+        { "DmRaidPollInterval", parse_usec, C(dm_poll_interval_usec), SEC / 10, DAY },
+        { "MdSafetyInterval", parse_usec, C(md_interval_usec), SEC, DAY },
+        { "ControllerPollInterval", parse_usec, C(cli_poll_interval_usec), 10 * SEC, DAY },
+        { "LogLevel", parse_log_level, C(log_level), 0, 0 },
+        { "ControlGroup", parse_string, C(control_group), 0, 0 },
+        { "ShutdownTimeout", parse_usec, C(shutdown_timeout_usec), SEC / 10, 300 * SEC },
+        {},
+};
+
+static const ConfigKey schedule_keys[] = {
+        { "Builtin", parse_tristate, C(builtin), 0, 0 },
+        { "Profile", parse_name, C(schedule_profile), 0, 0 },
+        { "Interval", parse_usec, C(schedule_interval_usec), 60 * SEC, 31 * DAY },
+        { "FirstDelay", parse_usec, C(schedule_first_usec), 0, DAY },
+        {},
+};
+
+static const ConfigKey probe_keys[] = {
+        { "ForeignIOThreshold", parse_bytes64, C(foreign_threshold_bytes), 0, 1ULL << 40 },
+        { "RetryDelay", parse_usec, C(retry_delay_usec), SEC / 10, DAY },
+        { "RetryDelayMax", parse_usec, C(retry_delay_max_usec), SEC / 10, DAY },
+        { "MaxRetries", parse_uint, C(max_retries), 0, 100 },
+        { "Budget", parse_usec, C(budget_usec), 0, DAY },
+        { "IdlePriority", parse_bool, C(idle_priority), 0, 0 },
+        { "RebuildProfile", parse_name, C(rebuild_profile), 0, 0 },
+        { "SkipEventAfter", parse_uint, C(skip_event_after), 1, 1000 },
+        {},
+};
+
+static const ConfigKey volumes_keys[] = {
+        { "Name", parse_list, C(select_names), 0, 0 },
+        { "Kind", parse_kinds, C(select_kinds), 0, 0 },
+        { "Path", parse_list, C(select_paths), 0, 0 },
+        { "Exclude", parse_list, C(exclude), 0, 0 },
+        {},
+};
+
+static const ConfigKey profile_keys[] = {
+        { "SequentialBytes", parse_bytes64, P(params.seq_bytes), 0, PROBE_SEQ_BYTES_MAX },
+        { "SequentialBlockSize", parse_bytes32, P(params.seq_block_size), 512,
+          PROBE_BLOCK_SIZE_MAX },
+        { "SequentialQueueDepth", parse_uint, P(params.seq_queue_depth), 1, PROBE_QUEUE_DEPTH_MAX },
+        { "RandomBlockSize", parse_bytes32, P(params.rand_block_size), 512, PROBE_BLOCK_SIZE_MAX },
+        { "RandomQueueDepth", parse_uint, P(params.rand_queue_depth), 0, PROBE_QUEUE_DEPTH_MAX },
+        { "RandomDeepQueueDepth", parse_uint, P(params.rand_deep_queue_depth), 0,
+          PROBE_QUEUE_DEPTH_MAX },
+        { "RandomDuration", parse_usec, P(params.rand_duration_usec), 0, 3600 * SEC },
+        { "Timeout", parse_usec, P(params.timeout_usec), SEC, 3600 * SEC },
+        { "Members", parse_bool, P(members), 0, 0 },
+        {},
+};
+
+static const ConfigKey no_keys[] = { {} };
+
+static const ConfigSection sections[] = {
+        { "Daemon", daemon_keys, false, false },
+        { "Schedule", schedule_keys, false, false },
+        { "Probe", probe_keys, false, false },
+        { "Volumes", volumes_keys, false, false },
+        { "Profile", profile_keys, true, false },
+        /* Reserved for the HTTP endpoint: its module adds a key table here. */
+        { "HTTP", no_keys, false, true },
+};
+
+/* ---- defaults ----------------------------------------------------------------------------- */
+
+static void profile_set(Profile *pr, const char *name, ProbeParams params, bool members) {
+        *pr = (Profile){ .params = params, .members = members };
+        (void) snprintf(pr->name, sizeof(pr->name), "%s", name);
+}
+
+int config_new_default(Config **ret) {
+        Config *c = calloc(1, sizeof(*c));
+        ProbeParams quick = PROBE_PARAMS_DEFAULT, deep = PROBE_PARAMS_DEFAULT,
+                    light = PROBE_PARAMS_DEFAULT;
+
+        if (!c)
+                return -ENOMEM;
+        c->rescan_interval_usec = 300 * SEC;
+        c->dm_poll_interval_usec = 5 * SEC;
+        c->md_interval_usec = 60 * SEC;
+        c->cli_poll_interval_usec = 0;
+        c->log_level = LOG_INFO;
+        c->shutdown_timeout_usec = 5 * SEC;
+        c->builtin = -1;
+        (void) snprintf(c->schedule_profile, sizeof(c->schedule_profile), "quick");
+        c->schedule_interval_usec = 6 * 3600 * SEC;
+        c->schedule_first_usec = 60 * SEC;
+        c->foreign_threshold_bytes = 1 << 20;
+        c->retry_delay_usec = 30 * SEC;
+        c->retry_delay_max_usec = 600 * SEC;
+        c->max_retries = 5;
+        c->budget_usec = 600 * SEC;
+        c->idle_priority = true;
+        (void) snprintf(c->rebuild_profile, sizeof(c->rebuild_profile), "light");
+        c->skip_event_after = 3;
+        c->select_kinds = (1U << VOLUME_MD) | (1U << VOLUME_LVM) | (1U << VOLUME_DM) |
+                          (1U << VOLUME_CONTROLLER) | (1U << VOLUME_DISK);
+
+        /* quick: a short sequential read and a few seconds of random reads */
+        quick.seq_bytes = 64U << 20;
+        quick.rand_duration_usec = 2 * SEC;
+        quick.rand_deep_queue_depth = 0;
+        quick.timeout_usec = 30 * SEC;
+        /* deep: longer, members of arrays included */
+        deep.seq_bytes = 1ULL << 30;
+        deep.rand_duration_usec = 10 * SEC;
+        deep.timeout_usec = 120 * SEC;
+        /* light: while an array rebuilds (md throttles its rebuild toward sync_speed_min) */
+        light.seq_bytes = 0;
+        light.rand_queue_depth = 1;
+        light.rand_deep_queue_depth = 0;
+        light.rand_duration_usec = SEC;
+        light.timeout_usec = 15 * SEC;
+        profile_set(&c->profiles[0], "quick", quick, false);
+        profile_set(&c->profiles[1], "deep", deep, true);
+        profile_set(&c->profiles[2], "light", light, false);
+        c->n_profiles = 3;
+        *ret = c;
+        return 0;
+}
+
+Config *config_free(Config *c) {
+        if (!c)
+                return NULL;
+        free(c->control_group);
+        strv_free_local(c->select_names);
+        strv_free_local(c->select_paths);
+        strv_free_local(c->exclude);
+        free(c);
+        return NULL;
+}
+
+const Profile *config_get_profile(const Config *c, const char *name) {
+        for (size_t i = 0; c && name && i < c->n_profiles; i++)
+                if (strcmp(c->profiles[i].name, name) == 0)
+                        return &c->profiles[i];
+        return NULL;
+}
+
+static bool match_any(char *const *globs, const char *s) {
+        for (size_t i = 0; globs && globs[i]; i++)
+                if (s && fnmatch(globs[i], s, 0) == 0)
+                        return true;
+        return false;
+}
+
+bool config_volume_selected(const Config *c, const Volume *v) {
+        if (v->kind < 0 || v->kind >= _VOLUME_KIND_MAX || !(c->select_kinds & (1U << v->kind)))
+                return false;
+        if (c->select_names && !match_any(c->select_names, v->name))
+                return false;
+        if (c->select_paths && !match_any(c->select_paths, v->path))
+                return false;
+        return !match_any(c->exclude, v->name) && !match_any(c->exclude, v->path);
+}
+
+/* ---- inih glue ---------------------------------------------------------------------------- */
+
+static Profile *profile_for(ParseCtx *p, const char *name) {
+        Config *c = p->c;
+        Profile *pr = (Profile *) config_get_profile(c, name);
+
+        if (pr)
+                return pr;
+        if (c->n_profiles >= CONFIG_PROFILES_MAX) {
+                ctx_error(p, "too many profiles (at most %d)", CONFIG_PROFILES_MAX);
+                return NULL;
+        }
+        /* a new profile starts from quick's parameters */
+        pr = &c->profiles[c->n_profiles++];
+        profile_set(pr, name, config_get_profile(c, "quick")->params, false);
+        return pr;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value) {
+        ParseCtx *p = user;
+        const ConfigSection *sec = NULL;
+        const char *arg = NULL;
+        void *base;
+
+        if (p->error)
+                return 1; /* report only the first error */
+        for (size_t i = 0; i < ELEMENTSOF(sections) && !sec; i++) {
+                size_t n = strlen(sections[i].name);
+
+                if (sections[i].profile) {
+                        if (strncmp(section, sections[i].name, n) == 0 && section[n] == ' ') {
+                                sec = &sections[i];
+                                arg = section + n + 1;
+                        }
+                } else if (strcmp(section, sections[i].name) == 0)
+                        sec = &sections[i];
+        }
+        if (!sec) {
+                ctx_error(p, "unknown section [%s]", section);
+                return 0;
+        }
+        /* a section that was left and opened again in the same file is a duplicate */
+        if (strcmp(p->last_section, section) != 0) {
+                for (size_t i = 0; i < p->n_seen; i++)
+                        if (strcmp(p->seen[i], section) == 0) {
+                                ctx_error(p, "duplicate section [%s]", section);
+                                return 0;
+                        }
+                if (p->n_seen < ELEMENTSOF(p->seen))
+                        (void) snprintf(p->seen[p->n_seen++], sizeof(p->seen[0]), "%s", section);
+                (void) snprintf(p->last_section, sizeof(p->last_section), "%s", section);
+        }
+        if (sec->open)
+                return 1;
+        if (sec->profile) {
+                Profile *pr;
+
+                if (parse_name(p, arg, (char[CONFIG_PROFILE_NAME_MAX]){}, 0, 0) < 0)
+                        return 0;
+                pr = profile_for(p, arg);
+                if (!pr)
+                        return 0;
+                base = pr;
+        } else
+                base = p->c;
+        for (const ConfigKey *k = sec->keys; k->key; k++)
+                if (strcmp(k->key, name) == 0) {
+                        int r = k->parse(p, value, (char *) base + k->offset, k->min, k->max);
+
+                        if (r == -ENOMEM)
+                                ctx_error(p, "out of memory");
+                        return r < 0 ? 0 : 1;
+                }
+        ctx_error(p, "unknown key '%s' in section [%s]", name, section);
+        return 0;
+}
+
+/* inih reader: one line per call, counting lines for the handler's errors. */
+static char *reader(char *str, int num, void *stream) {
+        ParseCtx *p = stream;
+
+        if (p->f) {
+                if (!fgets(str, num, p->f))
+                        return NULL;
+        } else {
+                size_t k;
+
+                if (!p->str || !*p->str)
+                        return NULL;
+                k = strcspn(p->str, "\n");
+                if (p->str[k] == '\n')
+                        k++;
+                if (k > (size_t) num - 1)
+                        k = (size_t) num - 1;
+                memcpy(str, p->str, k);
+                str[k] = 0;
+                p->str += k;
+        }
+        p->line++;
+        return str;
+}
+
+static int validate(ParseCtx *p) {
+        Config *c = p->c;
+
+        if (!config_get_profile(c, c->schedule_profile)) {
+                ctx_error(p, "[Schedule] Profile=%s names no profile", c->schedule_profile);
+                return -EINVAL;
+        }
+        if (!config_get_profile(c, c->rebuild_profile)) {
+                ctx_error(p, "[Probe] RebuildProfile=%s names no profile", c->rebuild_profile);
+                return -EINVAL;
+        }
+        if (c->retry_delay_max_usec < c->retry_delay_usec) {
+                ctx_error(p, "[Probe] RetryDelayMax= is shorter than RetryDelay=");
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < c->n_profiles; i++) {
+                ProbeParam bad;
+
+                if (probe_params_validate(&c->profiles[i].params, &bad) < 0) {
+                        ctx_error(p, "[Profile %s]: invalid parameter %s", c->profiles[i].name,
+                                  probe_param_to_string(bad));
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+static int parse_one(Config *c, const char *name, FILE *f, const char *text, char **ret_error) {
+        ParseCtx p = { .c = c, .file = name, .f = f, .str = text };
+        int r;
+
+        r = ini_parse_stream(reader, &p, handler, &p);
+        if (r > 0 && !p.error) {
+                p.line = (unsigned) r;
+                ctx_error(&p, "syntax error (expected [Section] or Key=Value)");
+        } else if (r < 0 && !p.error)
+                ctx_error(&p, "cannot parse (%s)", r == -2 ? "out of memory" : "read error");
+        if (p.error) {
+                if (ret_error)
+                        *ret_error = p.error;
+                else
+                        free(p.error);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int config_parse_string(Config *c, const char *name, const char *text, char **ret_error) {
+        int r = parse_one(c, name, NULL, text, ret_error);
+
+        if (r < 0)
+                return r;
+        {
+                ParseCtx p = { .c = c, .file = name };
+
+                r = validate(&p);
+                if (r < 0) {
+                        if (ret_error)
+                                *ret_error = p.error;
+                        else
+                                free(p.error);
+                }
+        }
+        return r;
+}
+
+static int parse_file(Config *c, const char *path, bool must_exist, char **ret_error) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+
+        if (!f) {
+                int r = -errno;
+
+                if (r == -ENOENT && !must_exist)
+                        return 0;
+                if (ret_error &&
+                    asprintf(ret_error, "%s:0: cannot open: %s", path, strerror(-r)) < 0)
+                        *ret_error = NULL;
+                return r;
+        }
+        return parse_one(c, path, f, NULL, ret_error);
+}
+
+int config_load(const char *path, bool must_exist, Config **ret, char **ret_error) {
+        _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_free_ char *pattern = NULL;
+        glob_t g = {};
+        int r;
+
+        r = config_new_default(&c);
+        if (r < 0)
+                return r;
+        r = parse_file(c, path, must_exist, ret_error);
+        if (r < 0)
+                return r;
+        if (asprintf(&pattern, "%s.d/*.conf", path) < 0)
+                return -ENOMEM;
+        if (glob(pattern, 0, NULL, &g) == 0) /* sorted: lexical order */
+                for (size_t i = 0; i < g.gl_pathc && r >= 0; i++)
+                        r = parse_file(c, g.gl_pathv[i], true, ret_error);
+        globfree(&g);
+        if (r < 0)
+                return r;
+        {
+                ParseCtx p = { .c = c, .file = path };
+
+                r = validate(&p);
+                if (r < 0) {
+                        if (ret_error)
+                                *ret_error = p.error;
+                        else
+                                free(p.error);
+                        return r;
+                }
+        }
+        *ret = TAKE_PTR(c);
+        return 0;
+}

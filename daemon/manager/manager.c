@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/* storpulsed's Manager: one sd-event loop holding the live inventory, the md monitor, the probe
+ * runs, the control socket and the journal events. Everything that can block runs elsewhere: a
+ * probe in the storpulse-probe helper (probe-runner.h), vendor CLIs in their own process; the loop
+ * only reads sysfs attributes, netlink and sockets, so the watchdog keeps being fed even while a
+ * disk hangs.
+ *
+ * Signals: SIGTERM/SIGINT end the loop (STOPPING=1), SIGHUP reloads the config (RELOADING=1, then
+ * READY=1 again) and applies it only if it is valid. sd_notify STATUS= says how many volumes are
+ * watched, how many show a problem and when the next probe is due. */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-journal.h>
+
+#include "basic/log.h"
+#include "config.h"
+#include "manager/manager-internal.h"
+#include "manager/manager.h"
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+int manager_add_publish_hook(Manager *m, ManagerPublishHook hook, void *userdata) {
+        if (!m || !hook)
+                return -EINVAL;
+        if (m->n_hooks >= ELEMENTSOF(m->hooks))
+                return -ENOSPC;
+        m->hooks[m->n_hooks].hook = hook;
+        m->hooks[m->n_hooks].userdata = userdata;
+        m->n_hooks++;
+        return 0;
+}
+
+int manager_status_line(const Manager *m, char *buf, size_t size) {
+        size_t n_visible = 0;
+        char next[64] = "none";
+        Volume *v;
+
+        INVENTORY_FOREACH(v, m->inventory)
+        if (!v->hidden)
+                n_visible++;
+        if (m->run)
+                (void) snprintf(next, sizeof(next), "running");
+        else if (m->next_probe_usec > 0) {
+                time_t t = (time_t) (m->next_probe_usec / USEC_PER_SEC);
+                struct tm tm;
+
+                if (localtime_r(&t, &tm))
+                        (void) strftime(next, sizeof(next), "%Y-%m-%d %H:%M:%S", &tm);
+        } else if (!m->schedule_timer)
+                (void) snprintf(next, sizeof(next), "on request");
+        return snprintf(buf, size, "%zu volumes, %u problem%s, next probe: %s", n_visible,
+                        m->n_problems, m->n_problems == 1 ? "" : "s", next);
+}
+
+static void manager_notify_status(Manager *m) {
+        char line[256];
+
+        if (!m->under_systemd)
+                return;
+        (void) manager_status_line(m, line, sizeof(line));
+        (void) sd_notifyf(false, "STATUS=%s", line);
+}
+
+void manager_publish(Manager *m) {
+        unsigned changed = m->changed;
+
+        m->changed = 0;
+        for (size_t i = 0; i < m->n_hooks; i++)
+                m->hooks[i].hook(m, changed, m->hooks[i].userdata);
+        manager_notify_status(m);
+}
+
+const ManagerEvent *manager_get_event(const Manager *m, size_t i) {
+        if (!m || i >= m->n_events)
+                return NULL;
+        return &m->events[(m->events_next + MANAGER_EVENTS_MAX - 1 - i) % MANAGER_EVENTS_MAX];
+}
+
+static void copy_str(char *dst, size_t size, const char *src) {
+        (void) snprintf(dst, size, "%s", src ?: "");
+}
+
+/* One iovec "FIELD=value" built with asprintf; the array holds at most ELEMENTSOF entries. */
+static int iov_add(struct iovec *iov, size_t *n, size_t max, const char *format, ...)
+        _printf_(4, 5);
+static int iov_add(struct iovec *iov, size_t *n, size_t max, const char *format, ...) {
+        va_list ap;
+        char *s;
+        int r;
+
+        if (*n >= max)
+                return -ENOSPC;
+        va_start(ap, format);
+        r = vasprintf(&s, format, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        iov[*n].iov_base = s;
+        iov[(*n)++].iov_len = (size_t) r;
+        return 0;
+}
+
+static void send_journal(const ManagerEvent *ev, char *const *fields) {
+        struct iovec iov[32];
+        size_t n = 0;
+
+        (void) iov_add(iov, &n, ELEMENTSOF(iov), "MESSAGE=%s", ev->message);
+        (void) iov_add(iov, &n, ELEMENTSOF(iov), "MESSAGE_ID=%s",
+                       manager_event_type_message_id(ev->type));
+        (void) iov_add(iov, &n, ELEMENTSOF(iov), "PRIORITY=%d", ev->priority);
+        (void) iov_add(iov, &n, ELEMENTSOF(iov), "SYSLOG_IDENTIFIER=storpulsed");
+        (void) iov_add(iov, &n, ELEMENTSOF(iov), "STORPULSE_EVENT=%s",
+                       manager_event_type_to_string(ev->type));
+        if (ev->volume[0])
+                (void) iov_add(iov, &n, ELEMENTSOF(iov), "STORPULSE_VOLUME=%s", ev->volume);
+        if (ev->kind[0])
+                (void) iov_add(iov, &n, ELEMENTSOF(iov), "STORPULSE_KIND=%s", ev->kind);
+        if (ev->member[0])
+                (void) iov_add(iov, &n, ELEMENTSOF(iov), "STORPULSE_MEMBER=%s", ev->member);
+        for (size_t i = 0; fields && fields[i]; i++)
+                (void) iov_add(iov, &n, ELEMENTSOF(iov), "%s", fields[i]);
+        (void) sd_journal_sendv(iov, (int) n);
+        for (size_t i = 0; i < n; i++)
+                free(iov[i].iov_base);
+}
+
+void manager_event(Manager *m, ManagerEventType type, const Volume *v, const char *member,
+                   char *const *fields, const char *format, ...) {
+        ManagerEvent *ev = &m->events[m->events_next];
+        va_list ap;
+
+        *ev = (ManagerEvent){
+                .seq = ++m->event_seq,
+                .realtime_usec = now(CLOCK_REALTIME),
+                .type = type,
+                .priority = manager_event_type_priority(type),
+        };
+        if (v) {
+                copy_str(ev->volume, sizeof(ev->volume), v->name);
+                copy_str(ev->kind, sizeof(ev->kind), volume_kind_to_string(v->kind));
+        }
+        copy_str(ev->member, sizeof(ev->member), member);
+        va_start(ap, format);
+        (void) vsnprintf(ev->message, sizeof(ev->message), format, ap);
+        va_end(ap);
+        m->events_next = (m->events_next + 1) % MANAGER_EVENTS_MAX;
+        if (m->n_events < MANAGER_EVENTS_MAX)
+                m->n_events++;
+
+        if (m->journal)
+                send_journal(ev, fields);
+        /* By hand (stderr is not the journal), the events are also the daemon's output. */
+        if (!m->journal || !getenv("JOURNAL_STREAM"))
+                (void) log_internal(ev->priority, 0, "%s [%s]", ev->message,
+                                    manager_event_type_to_string(type));
+        m->changed |= MANAGER_CHANGED_EVENT;
+        manager_publish(m);
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = userdata;
+
+        log_info("Received %s, stopping.", strsignal((int) si->ssi_signo));
+        manager_exit(m);
+        return 0;
+}
+
+static int on_reload_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        (void) manager_reload(userdata, NULL);
+        return 0;
+}
+
+void manager_exit(Manager *m) {
+        if (m->stopping)
+                return;
+        m->stopping = true;
+        if (m->under_systemd)
+                (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping");
+        manager_event(m, MANAGER_EVENT_STOPPING, NULL, NULL, NULL, "storpulsed stopping");
+        manager_probe_stop(m);
+        (void) sd_event_exit(m->event, 0);
+}
+
+int manager_reload(Manager *m, char **ret_error) {
+        _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        if (m->under_systemd)
+                (void) sd_notifyf(false, "RELOADING=1\nMONOTONIC_USEC=%llu",
+                                  (unsigned long long) now(CLOCK_MONOTONIC));
+        r = config_load(m->config_path, m->config_path_explicit, &c, &error);
+        if (r < 0) {
+                char *f[] = { NULL, NULL };
+
+                if (asprintf(&f[0], "STORPULSE_CONFIG_ERROR=%s", error ?: "unknown") < 0)
+                        f[0] = NULL;
+                manager_event(m, MANAGER_EVENT_CONFIG_REJECTED, NULL, NULL, f[0] ? f : NULL,
+                              "Configuration rejected, keeping the old one: %s",
+                              error ?: strerror(-r));
+                free(f[0]);
+        } else {
+                config_free(m->config);
+                m->config = TAKE_PTR(c);
+                log_set_max_level(m->config->log_level);
+                manager_apply_config(m);
+                m->changed |= MANAGER_CHANGED_CONFIG;
+                manager_event(m, MANAGER_EVENT_CONFIG_RELOADED, NULL, NULL, NULL,
+                              "Configuration reloaded from %s", m->config_path);
+        }
+        if (m->under_systemd)
+                (void) sd_notify(false, "READY=1");
+        manager_publish(m);
+        if (ret_error)
+                *ret_error = TAKE_PTR(error);
+        return r;
+}
+
+static int arm_relative(Manager *m, sd_event_source **s, usec_t interval,
+                        sd_event_time_handler_t handler) {
+        if (interval == 0 || interval == USEC_INFINITY) {
+                *s = sd_event_source_disable_unref(*s);
+                return 0;
+        }
+        if (*s) {
+                (void) sd_event_source_set_time_relative(*s, interval);
+                return sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
+        }
+        return sd_event_add_time_relative(m->event, s, CLOCK_MONOTONIC, interval, interval / 20,
+                                          handler, m);
+}
+
+#define RESCAN_NO_UDEV_USEC (2 * USEC_PER_SEC)
+
+static usec_t rescan_interval(const Manager *m) {
+        usec_t u = m->config->rescan_interval_usec;
+
+        if (!m->discovery && (u == 0 || u > RESCAN_NO_UDEV_USEC))
+                return RESCAN_NO_UDEV_USEC;
+        return u;
+}
+
+static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        r = inventory_queue_rescan(m->inventory);
+        if (r < 0)
+                log_warning_errno(r, "Failed to list the block devices: %m, ignoring");
+        (void) arm_relative(m, &m->rescan_timer, rescan_interval(m), on_rescan);
+        return 0;
+}
+
+static int on_dm_poll(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        r = inventory_refresh_dm_raid(m->inventory);
+        if (r < 0)
+                log_warning_errno(r, "Failed to refresh dm-raid status: %m, ignoring");
+        (void) arm_relative(m, &m->dm_timer, m->config->dm_poll_interval_usec, on_dm_poll);
+        return 0;
+}
+
+void manager_apply_config(Manager *m) {
+        int r;
+
+        r = arm_relative(m, &m->rescan_timer, rescan_interval(m), on_rescan);
+        if (r < 0)
+                log_warning_errno(r, "Failed to arm the rescan timer: %m, ignoring");
+        r = arm_relative(m, &m->dm_timer, m->config->dm_poll_interval_usec, on_dm_poll);
+        if (r < 0)
+                log_warning_errno(r, "Failed to arm the dm-raid poll: %m, ignoring");
+        manager_schedule_apply(m);
+}
+
+static int dir_from_env(const char *opt, const char *env, const char *def, char **ret) {
+        const char *e = opt ?: getenv(env);
+
+        /* $RUNTIME_DIRECTORY may list several, separated by ':': the first is ours. */
+        if (e && *e) {
+                *ret = strndup(e, strcspn(e, ":"));
+        } else
+                *ret = strdup(def);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int setup_inventory(Manager *m) {
+        int r;
+
+        r = inventory_new_for_root(m->root, &m->inventory);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open root %s: %m", m->root);
+        /* Without a running udevd (containers, this kind of test host) the udev monitor hears
+         * nothing: the rescan timer is then the only way to see devices come and go, so it runs
+         * often (manager_rescan_interval()). */
+        m->udev_running = access("/run/udev/control", F_OK) == 0;
+        if (inventory_is_live(m->inventory) && m->udev_running) {
+                r = discovery_new(discovery_inventory_queue_handler, m->inventory, &m->discovery);
+                if (r >= 0)
+                        r = discovery_start(m->discovery);
+                if (r >= 0)
+                        r = discovery_attach_event(m->discovery, m->event);
+                if (r < 0) {
+                        log_notice_errno(r, "No udev events (%m); new volumes are found by the "
+                                            "rescan timer.");
+                        m->discovery = discovery_free(m->discovery);
+                }
+        }
+        /* Also without udev's database (no udevd, devices not initialised): the sysfs listing
+         * is the coldplug's safety net. */
+        r = inventory_queue_rescan(m->inventory);
+        if (r < 0)
+                return log_error_errno(r, "Failed to list the block devices below %s: %m", m->root);
+        (void) inventory_flush(m->inventory, 0); /* the coldplug, at once */
+
+        r = md_monitor_new(m->event, m->inventory, m->config->md_interval_usec, NULL,
+                           MD_MONITOR_DM_RAID, manager_on_md_event, m, &m->md_monitor);
+        if (r >= 0)
+                r = md_monitor_sync(m->md_monitor);
+        if (r >= 0)
+                r = inventory_attach_event(m->inventory, m->event, 64, manager_on_changes, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch the arrays: %m");
+        /* The coldplug's change set: records for every volume, no "appeared" events. */
+        manager_volumes_coldplug(m);
+        inventory_clear_changes(m->inventory);
+        return 0;
+}
+
+int manager_new(const ManagerOptions *o, Manager **ret) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_free_ char *error = NULL;
+        sigset_t mask;
+        int r;
+
+        m = calloc(1, sizeof(*m));
+        if (!m)
+                return log_oom();
+        m->config_path_explicit = o->config_path != NULL;
+        m->config_path = strdup(o->config_path ?: SYSCONFDIR "/storpulse/storpulse.conf");
+        m->root = strdup(o->root ?: "/");
+        if (!m->config_path || !m->root)
+                return log_oom();
+        if (dir_from_env(o->runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR, &m->runtime_dir) < 0 ||
+            dir_from_env(o->state_dir, "STATE_DIRECTORY", PKGSTATEDIR, &m->state_dir) < 0)
+                return log_oom();
+        m->under_systemd = getenv("NOTIFY_SOCKET") != NULL;
+        m->journal = access(JOURNAL_SOCKET, W_OK) == 0;
+
+        r = config_load(m->config_path, m->config_path_explicit, &m->config, &error);
+        if (r < 0)
+                return log_error_errno(r, "%s", error ?: "Failed to load the configuration");
+        log_set_max_level(m->config->log_level);
+
+        r = sd_event_new(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the event loop: %m");
+        (void) sigemptyset(&mask);
+        (void) sigaddset(&mask, SIGTERM);
+        (void) sigaddset(&mask, SIGINT);
+        (void) sigaddset(&mask, SIGHUP);
+        (void) sigprocmask(SIG_BLOCK, &mask, NULL);
+        r = sd_event_add_signal(m->event, NULL, SIGTERM, on_exit_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, on_exit_signal, m);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGHUP, on_reload_signal, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to watch signals: %m");
+        /* WATCHDOG_USEC: sd-event pings at half the period from its own loop, so a stuck loop is
+         * exactly what trips it. */
+        r = sd_event_set_watchdog(m->event, true);
+        if (r < 0)
+                log_warning_errno(r, "Failed to enable the watchdog: %m, ignoring");
+
+        r = manager_probe_setup(m);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+int manager_run(Manager *m) {
+        char line[256];
+        int r;
+
+        m->start_usec = now(CLOCK_MONOTONIC);
+        r = setup_inventory(m);
+        if (r < 0)
+                return r;
+        manager_apply_config(m);
+        r = manager_control_setup(m);
+        if (r < 0)
+                return r;
+
+        (void) manager_status_line(m, line, sizeof(line));
+        manager_event(m, MANAGER_EVENT_STARTED, NULL, NULL, NULL, "storpulsed %s started: %s",
+                      PACKAGE_VERSION, line);
+        if (m->under_systemd)
+                (void) sd_notifyf(false, "READY=1\nSTATUS=%s", line);
+
+        r = sd_event_loop(m->event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+        manager_probe_shutdown(m);
+        return 0;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        manager_control_free(m);
+        manager_probe_free(m);
+        m->md_monitor = md_monitor_free(m->md_monitor);
+        m->discovery = discovery_free(m->discovery);
+        m->rescan_timer = sd_event_source_disable_unref(m->rescan_timer);
+        m->dm_timer = sd_event_source_disable_unref(m->dm_timer);
+        manager_volumes_free(m);
+        m->inventory = inventory_free(m->inventory);
+        m->event = sd_event_unref(m->event);
+        config_free(m->config);
+        free(m->config_path);
+        free(m->root);
+        free(m->runtime_dir);
+        free(m->state_dir);
+        free(m);
+        return NULL;
+}

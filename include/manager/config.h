@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The daemon's configuration: /etc/storpulse/storpulse.conf, then storpulse.conf.d/NAME.conf in
+ * lexical order (a later assignment overrides an earlier one, as systemd's drop-ins do). INI
+ * read by libinih; every key goes through one table (section, key, parser, offset, range), so a
+ * new key is one table line and a new section one more table entry. Values are validated
+ * (ranges, units "30s", "5min", "64M") and an error names the place: "FILE:LINE: message".
+ * A Config is plain data once loaded; the manager swaps it atomically on reload, and only when the
+ * new one loaded without error.
+ *
+ * Sections:
+ *   [Daemon]    intervals of the safety nets, log level, control socket group
+ *   [Schedule]  the built-in interval schedule (runs when not started by systemd's timers)
+ *   [Probe]     back-off, budget, timeouts common to all profiles
+ *   [Volumes]   which volumes are probed: Name=, Kind=, Path= (globs), Exclude=
+ *   [Profile NAME]  a probe parameter set; quick, deep and light are built in and may be
+ *               overridden key by key
+ *   [HTTP]      reserved for the HTTP endpoint (keys are added by its module) */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/macro.h"
+#include "basic/time-util.h"
+#include "model/volume.h"
+#include "probe/probe.h"
+
+#define CONFIG_PROFILES_MAX     32
+#define CONFIG_PROFILE_NAME_MAX 32
+
+typedef struct Profile {
+        char name[CONFIG_PROFILE_NAME_MAX];
+        ProbeParams params;
+        bool members; /* also probe the member disks of arrays (deep) */
+} Profile;
+
+typedef struct Config {
+        /* [Daemon] */
+        usec_t rescan_interval_usec;   /* RescanInterval=: full inventory re-read (safety net) */
+        usec_t dm_poll_interval_usec;  /* DmRaidPollInterval=: dm-raid status poll */
+        usec_t md_interval_usec;       /* MdSafetyInterval=: md-watch re-read without events */
+        usec_t cli_poll_interval_usec; /* ControllerPollInterval=: vendor CLIs (0 = never) */
+        int log_level;                 /* LogLevel=: syslog level */
+        char *control_group;           /* ControlGroup=: group allowed on the socket besides root */
+        usec_t shutdown_timeout_usec;  /* ShutdownTimeout=: wait for probes at exit, at most */
+
+        /* [Schedule] */
+        int builtin; /* Builtin=: 1 yes, 0 no, -1 auto (off under systemd) */
+        char schedule_profile[CONFIG_PROFILE_NAME_MAX]; /* Profile= */
+        usec_t schedule_interval_usec;                  /* Interval= */
+        usec_t schedule_first_usec;                     /* FirstDelay=: after start */
+
+        /* [Probe] */
+        uint64_t foreign_threshold_bytes; /* ForeignIOThreshold=: per slice and device */
+        usec_t retry_delay_usec;          /* RetryDelay=: first wait after foreign I/O */
+        usec_t retry_delay_max_usec;      /* RetryDelayMax= */
+        unsigned max_retries;             /* MaxRetries=: then the volume is skipped this run */
+        usec_t budget_usec;               /* Budget=: device time per run (0 = unlimited) */
+        bool idle_priority;               /* IdlePriority=: nice 19 + idle I/O class */
+        char rebuild_profile[CONFIG_PROFILE_NAME_MAX]; /* RebuildProfile=: while rebuilding */
+        unsigned skip_event_after;                     /* SkipEventAfter=: event after N skips */
+
+        /* [Volumes] (NULL-terminated lists; NULL = no restriction, except kinds) */
+        char **select_names;   /* Name=: kernel-name globs */
+        unsigned select_kinds; /* Kind=: bit (1 << VolumeKind) */
+        char **select_paths;   /* Path=: /dev path globs */
+        char **exclude;        /* Exclude=: name or path globs never probed */
+
+        Profile profiles[CONFIG_PROFILES_MAX];
+        size_t n_profiles;
+} Config;
+
+/* Defaults (no file at all). Returns 0 or -ENOMEM. */
+int config_new_default(Config **ret);
+
+/* Load `path` (a missing main file is an error only when `must_exist`) and its drop-in directory
+ * `path`.d/ (*.conf, lexical order) over the defaults. On error returns -errno and, if ret_error
+ * is not NULL, a malloc'd "FILE:LINE: message" (LINE 0 for file-level errors); nothing else is
+ * written then. */
+int config_load(const char *path, bool must_exist, Config **ret, char **ret_error);
+
+/* Parse one INI text (for tests and the fuzz target) over `c`, reporting `name` in errors.
+ * Returns 0 or -EINVAL with *ret_error as above. */
+int config_parse_string(Config *c, const char *name, const char *text, char **ret_error);
+
+/* The profile named `name`, NULL if none. */
+const Profile *config_get_profile(const Config *c, const char *name) _pure_;
+
+/* Whether `v` is selected by [Volumes] (kind, name and path globs, excludes). Pure. */
+bool config_volume_selected(const Config *c, const Volume *v) _pure_;
+
+Config *config_free(Config *c);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The Manager's parts talking to each other (manager.c, manager-volumes.c, manager-probe.c,
+ * manager-control.c). Not for modules outside the manager folder. */
+
+#include "manager/manager.h"
+
+/* manager.c */
+void manager_apply_config(Manager *m);
+
+/* manager-volumes.c: per-volume records and the inventory/md events */
+void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n, void *userdata);
+void manager_on_md_event(MdMonitor *mon, const MdMonitorEvent *ev, void *userdata);
+void manager_volumes_coldplug(Manager *m);
+void manager_volumes_free(Manager *m);
+ManagerVolume *manager_volume_ensure(Manager *m, Volume *v);
+
+/* manager-probe.c: profile runs, the back-off, the built-in schedule */
+int manager_probe_setup(Manager *m);
+void manager_probe_stop(Manager *m);     /* at SIGTERM: kill the helpers, stop scheduling */
+void manager_probe_shutdown(Manager *m); /* after the loop: bounded wait for the reaper */
+void manager_probe_free(Manager *m);
+void manager_schedule_apply(Manager *m);
+
+/* manager-control.c: the control socket */
+int manager_control_setup(Manager *m);
+void manager_control_free(Manager *m);

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The Manager: storpulsed's state and its one sd-event loop. It owns the live inventory (udev
+ * monitor + rescan safety net + dm-raid poll timer), the md monitor (EPOLLPRI rebuild tracking),
+ * the probe scheduling (probes run in the storpulse-probe helper through the probe runner; hung
+ * helpers go to the ProcessReaper), the journal events and the control socket.
+ *
+ * For the modules hanging off the daemon (HTTP snapshot, baselines): the fields below are the
+ * state, documented for reading from a publish hook. manager_publish() is called after every
+ * state change (an inventory change set, an md progress tick, a probe result, an event); it calls
+ * every hook added with manager_add_publish_hook(), in the order added, with `changed` saying
+ * what changed (MANAGER_CHANGED_* bits). Hooks run on the loop and must not block; they may read
+ * everything here but change nothing except their own data. */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "analysis/backoff.h"
+#include "basic/macro.h"
+#include "basic/process.h"
+#include "basic/time-util.h"
+#include "core/discovery.h"
+#include "core/inventory.h"
+#include "core/md-monitor.h"
+#include "manager/config.h"
+#include "manager/event.h"
+#include "probe/probe-runner.h"
+#include "probe/probe.h"
+
+/* Results kept per volume (the history ring) and events kept by the daemon (the event ring). */
+#define MANAGER_HISTORY_MAX 16
+#define MANAGER_EVENTS_MAX  256
+
+/* Bits of Manager.changed: what the current manager_publish() is about. */
+#define MANAGER_CHANGED_INVENTORY (1U << 0) /* volumes added/changed/removed */
+#define MANAGER_CHANGED_REBUILD   (1U << 1) /* an md monitor event or progress tick */
+#define MANAGER_CHANGED_PROBE     (1U << 2) /* a probe started, progressed or ended */
+#define MANAGER_CHANGED_EVENT     (1U << 3) /* an event was raised (the newest ring entry) */
+#define MANAGER_CHANGED_CONFIG    (1U << 4) /* a new config is in effect */
+
+/* One probe result, summarised for the history ring (the full last result is in
+ * ManagerVolume.last_outcome). Rates are 0 when the phase did not run. */
+typedef struct ManagerProbePhaseSummary {
+        bool ran;
+        double bytes_per_second;
+        double iops;
+        nsec_t p50_ns, p99_ns, max_ns; /* read latency */
+        uint64_t errors;
+} ManagerProbePhaseSummary;
+
+typedef struct ManagerProbeSample {
+        usec_t realtime_usec; /* when the probe ended, CLOCK_REALTIME */
+        char profile[CONFIG_PROFILE_NAME_MAX];
+        ProbeRunnerStatus status; /* DONE / STALLED / FAILED / ... */
+        ProbeState state;         /* DONE: ok / error / stalled */
+        usec_t duration_usec;     /* wall time of the helper, CLOCK_MONOTONIC */
+        uint64_t errors;          /* failed + short reads */
+        ManagerProbePhaseSummary phases[_PROBE_PHASE_MAX];
+} ManagerProbeSample;
+
+/* Per-volume record: survives as long as the kernel device (a device re-created under the same
+ * name starts a new record). */
+typedef struct ManagerVolume {
+        char *name;     /* kernel name, the key */
+        Volume *volume; /* the inventory's handle (stable while the device exists) */
+
+        /* what the last event saw: transitions are raised once */
+        VolumeHealth seen_health;
+        char **seen_members; /* "name=state" of array members at the last reading */
+
+        /* probes */
+        bool probing; /* a helper runs on it now */
+        bool stalled; /* the last probe stalled (cleared by a good one) */
+        bool has_outcome;
+        ProbeRunnerOutcome *last_outcome; /* the full last outcome (histograms), or NULL */
+        usec_t last_realtime_usec;        /* when it ended, CLOCK_REALTIME; 0 never */
+        ManagerProbeSample history[MANAGER_HISTORY_MAX]; /* ring, oldest overwritten */
+        size_t n_history;                                /* entries used, <= MAX */
+        size_t history_next;                             /* index written next */
+        uint64_t n_probes, n_stalls, n_errors;  /* errors: probes with I/O errors or FAILED */
+        uint64_t skips[_PROBE_SKIP_REASON_MAX]; /* skips by reason, since start */
+        unsigned skips_in_row;                  /* consecutive skipped runs */
+        usec_t cpu_usec;                        /* probe helper CPU (user+sys), total */
+        usec_t device_usec;                     /* device time spent probing, total */
+} ManagerVolume;
+
+typedef struct Manager Manager;
+typedef struct ManagerProbeRun ManagerProbeRun; /* a running profile run (manager-probe.c) */
+typedef struct ManagerControl ManagerControl;   /* the control socket (manager-control.c) */
+
+typedef void (*ManagerPublishHook)(Manager *m, unsigned changed, void *userdata);
+
+struct Manager {
+        sd_event *event;
+
+        /* configuration */
+        char *config_path;         /* --config FILE, or the default /etc/storpulse/storpulse.conf */
+        bool config_path_explicit; /* given with --config: a missing file is an error */
+        Config *config;            /* in effect; replaced only by a valid one */
+        char *runtime_dir;         /* $RUNTIME_DIRECTORY or /run/storpulse: the control socket */
+        char *state_dir;           /* $STATE_DIRECTORY or /var/lib/storpulse */
+        char *root;                /* "/" (tests: a fixture root for the inventory) */
+        bool under_systemd;        /* $NOTIFY_SOCKET was set at start */
+        bool journal;              /* events go to the journal (its socket exists) */
+
+        /* the live inventory and what keeps it current */
+        Inventory *inventory;
+        Discovery *discovery; /* NULL without udev (fixture root, no udevd, no netlink) */
+        bool udev_running;    /* /run/udev/control exists */
+        MdMonitor *md_monitor;
+        sd_event_source *rescan_timer, *dm_timer;
+
+        /* probes */
+        ProcessReaper *reaper;
+        sd_event_source *reaper_io, *reaper_timer;
+        ManagerProbeRun *run;     /* the run in progress, NULL when idle */
+        ManagerProbeRun **queued; /* runs asked for while one runs, FIFO */
+        size_t n_queued;
+        sd_event_source *schedule_timer; /* the built-in schedule, NULL when off */
+        usec_t next_probe_usec;          /* CLOCK_REALTIME of the next scheduled run; 0 none */
+        uint64_t n_runs;                 /* profile runs completed */
+
+        /* per-volume records, in no particular order */
+        ManagerVolume **volumes;
+        size_t n_volumes;
+        unsigned n_problems; /* visible volumes with a problem (volume_has_problem) */
+
+        /* recent events: a ring of MANAGER_EVENTS_MAX, oldest overwritten */
+        ManagerEvent events[MANAGER_EVENTS_MAX];
+        size_t n_events;    /* used, <= MAX */
+        size_t events_next; /* index written next */
+        uint64_t event_seq; /* seq of the newest event, 0 none */
+
+        ManagerControl *control;
+
+        /* publish hooks */
+        struct {
+                ManagerPublishHook hook;
+                void *userdata;
+        } hooks[8];
+        size_t n_hooks;
+        unsigned changed; /* MANAGER_CHANGED_* accumulated for the current publish */
+
+        usec_t start_usec; /* CLOCK_MONOTONIC at start */
+        bool stopping;
+};
+
+/* Options for manager_new() from the command line. */
+typedef struct ManagerOptions {
+        const char *config_path; /* NULL: the default; a missing default file means defaults */
+        const char *root;        /* NULL: "/" */
+        const char *runtime_dir; /* NULL: $RUNTIME_DIRECTORY or /run/storpulse */
+        const char *state_dir;   /* NULL: $STATE_DIRECTORY or /var/lib/storpulse */
+} ManagerOptions;
+
+/* Load the config (a bad one fails with its "FILE:LINE: message" logged), create the loop and
+ * everything on it; nothing runs until manager_run(). Returns 0 or -errno (logged). */
+int manager_new(const ManagerOptions *o, Manager **ret);
+
+/* Coldplug, READY=1, then the loop until SIGTERM/SIGINT (or manager_exit()). Returns 0 or
+ * -errno. Bounded at exit: probes still running get Config.shutdown_timeout_usec, then are left
+ * to the reaper (and init). */
+int manager_run(Manager *m);
+
+/* Ask the loop to end (what SIGTERM does). */
+void manager_exit(Manager *m);
+
+/* Re-read the config; apply it only if valid (CONFIG_RELOADED), else keep the old one and raise
+ * CONFIG_REJECTED with the error. Returns 0 if applied, -errno otherwise; *ret_error (optional)
+ * gets the error text. */
+int manager_reload(Manager *m, char **ret_error);
+
+Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+/* Register a publish hook (at most 8). Returns 0 or -ENOSPC. */
+int manager_add_publish_hook(Manager *m, ManagerPublishHook hook, void *userdata);
+
+/* Called after every state change: runs the hooks with the accumulated MANAGER_CHANGED_* bits,
+ * then clears them, and refreshes the sd_notify STATUS= line. */
+void manager_publish(Manager *m);
+
+/* Raise an event: keep it in the ring, send it to the journal (MESSAGE_ID, PRIORITY,
+ * STORPULSE_EVENT/VOLUME/KIND/MEMBER and the extra "FIELD=value" strings, NULL-terminated, may
+ * be NULL) or to stderr without a journal, then publish. v and member may be NULL. */
+void manager_event(Manager *m, ManagerEventType type, const Volume *v, const char *member,
+                   char *const *fields, const char *format, ...) _printf_(6, 7);
+
+/* The record of a volume by name, NULL if none. */
+ManagerVolume *manager_get_volume(const Manager *m, const char *name) _pure_;
+
+/* The i-th newest event (0 = newest), NULL past the end. */
+const ManagerEvent *manager_get_event(const Manager *m, size_t i) _pure_;
+
+/* The newest history sample of a record (0 = newest), NULL past the end. */
+const ManagerProbeSample *manager_volume_get_sample(const ManagerVolume *v, size_t i) _pure_;
+
+/* One status line ("3 volumes, 1 problem, next probe 12:00:00"), for sd_notify and `status`. */
+int manager_status_line(const Manager *m, char *buf, size_t size);

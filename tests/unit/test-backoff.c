@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* analysis/backoff: foreign I/O from stat counters, shared disks, standby words, retry delays
+ * and the budget. Expectations by hand from the counter values. */
+
+#include "analysis/backoff.h"
+#include "tap.h"
+
+int main(void) {
+        BlockStat a = { .read_sectors = 1000, .write_sectors = 50 };
+        BlockStat b = { .read_sectors = 1000 + 2048, .write_sectors = 50 };
+        BlockStat w = { .read_sectors = 1000 + 2048, .write_sectors = 50 + 8 };
+        BlockStat back = { .read_sectors = 10, .write_sectors = 0 };
+        char *d1[] = { "sda", "sdb", NULL }, *d2[] = { "sdc", "sdb", NULL },
+             *d3[] = { "sdd", NULL };
+
+        is_u64(backoff_stat_sectors(&a, &b), 2048, "sectors read in the slice");
+        is_u64(backoff_foreign_sectors(&a, &b, 2048), 0, "own reads are not foreign");
+        is_u64(backoff_foreign_sectors(&a, &b, 1024), 1024, "reads beyond ours are foreign");
+        is_u64(backoff_foreign_sectors(&a, &w, 2048), 8, "writes are always foreign");
+        is_u64(backoff_stat_sectors(&b, &back), 0, "counters going backwards give 0");
+        ok(!backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, b }, 2, 2048, 0),
+           "probe's own reads on device and member: no back-off");
+        ok(backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, w }, 2, 2048, 0),
+           "a write on a member: back off");
+        ok(!backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, w }, 2, 2048, 8),
+           "8 sectors within an 8-sector threshold");
+
+        ok(backoff_disks_intersect(d1, d2), "sdb shared");
+        ok(!backoff_disks_intersect(d1, d3), "no disk shared");
+        ok(!backoff_disks_intersect(NULL, d3), "NULL is empty");
+
+        ok(backoff_runtime_status_is_standby("suspended"), "suspended");
+        ok(backoff_runtime_status_is_standby("suspending"), "suspending");
+        ok(!backoff_runtime_status_is_standby("active"), "active");
+        ok(!backoff_runtime_status_is_standby("unsupported"), "unsupported");
+        ok(!backoff_runtime_status_is_standby(NULL), "missing attribute");
+
+        is_u64(backoff_retry_delay(30, 600, 0), 30, "attempt 0");
+        is_u64(backoff_retry_delay(30, 600, 3), 240, "attempt 3 doubles thrice");
+        is_u64(backoff_retry_delay(30, 600, 10), 600, "capped");
+        is_u64(backoff_retry_delay(30, 600, 1000), 600, "capped, huge attempt");
+
+        ok(backoff_budget_allows(0, 1000, 1000), "no budget");
+        ok(backoff_budget_allows(100, 40, 60), "fits exactly");
+        ok(!backoff_budget_allows(100, 41, 60), "does not fit");
+        ok(!backoff_budget_allows(100, 200, 0), "spent");
+
+        is_str(probe_skip_reason_to_string(PROBE_SKIP_STANDBY), "standby", "reason name");
+        is_int(probe_skip_reason_from_string("foreign-io"), PROBE_SKIP_FOREIGN_IO, "reason");
+        return tap_done();
+}
