@@ -19,6 +19,7 @@ static const struct {
         { "volumes", ctl_volumes_main, "show md/LVM/controller volumes, disks and their health" },
         { "probe", ctl_probe_main, "one-shot read-only probe of block devices or files" },
         { "watch", ctl_watch_main, "follow md arrays and print rebuild events as they happen" },
+        { "status", ctl_status_main, "ask the running storpulsed for its state and events" },
 };
 
 static int help(FILE *f) {
@@ -31,6 +32,8 @@ static int help(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+        int routed;
+
         if (argc < 2) {
                 help(stderr);
                 return 1;
@@ -42,6 +45,9 @@ int main(int argc, char **argv) {
                 printf("storpulsectl %s\n", PACKAGE_VERSION);
                 return 0;
         }
+        routed = ctl_daemon_route(argc - 1, argv + 1); /* probe --profile, volumes --daemon */
+        if (routed >= 0)
+                return routed;
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (verbs[i].main && strcmp(argv[1], verbs[i].name) == 0)
                         return verbs[i].main(argc - 1, argv + 1);

@@ -310,6 +310,7 @@ static const ConfigKey probe_keys[] = {
         { "IdlePriority", parse_bool, C(idle_priority), 0, 0 },
         { "RebuildProfile", parse_name, C(rebuild_profile), 0, 0 },
         { "SkipEventAfter", parse_uint, C(skip_event_after), 1, 1000 },
+        { "Parallel", parse_uint, C(parallel), 1, 16 },
         {},
 };
 
@@ -380,6 +381,7 @@ int config_new_default(Config **ret) {
         c->idle_priority = true;
         (void) snprintf(c->rebuild_profile, sizeof(c->rebuild_profile), "light");
         c->skip_event_after = 3;
+        c->parallel = 1;
         c->select_kinds = (1U << VOLUME_MD) | (1U << VOLUME_LVM) | (1U << VOLUME_DM) |
                           (1U << VOLUME_CONTROLLER) | (1U << VOLUME_DISK);
 

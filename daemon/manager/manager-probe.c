@@ -1,11 +1,123 @@
 /* SPDX-License-Identifier: MIT */
-/* Probe runs (see manager.h): the ProcessReaper the probe helpers are handed to when they hang,
- * watched from the loop, and the bounded wait at shutdown. */
+/* Probe runs, off the loop. Every probe runs in a storpulse-probe helper through the probe runner;
+ * the loop only watches the runner's socket and its deadline, so a device that hangs leaves a
+ * helper in D state (handed to the ProcessReaper) and a volume marked stalled, never a stuck
+ * loop. At shutdown the helpers are killed and the reaper gets a bounded time.
+ *
+ * The back-off (analysis/backoff.h decides, this file measures): a volume is probed in slices
+ * (the sequential phase, then the random phases), and around each slice the stat counters of the
+ * volume and of every disk below it are read; any I/O beyond the probe's own reads, or I/O in
+ * flight before the slice, discards the slice and retries it later with a growing delay, up to
+ * MaxRetries. Two volumes sharing a disk never run at once; a disk in runtime-PM standby is never
+ * touched; an array that rebuilds (or a volume on or under one) gets the light profile; a run has
+ * a device-time budget. Every skip is counted by reason in the volume's record. */
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
 
+#include "basic/fileio.h"
 #include "basic/log.h"
+#include "basic/parse-util.h"
+#include "basic/string-table.h"
 #include "manager/manager-internal.h"
+
+#define ACTIVE_MAX 16
+#define DEPTH_MAX  16 /* of the stack graph walks: a corrupt graph is cut */
+
+typedef enum TargetState {
+        TARGET_PENDING,
+        TARGET_RUNNING,
+        TARGET_DONE,
+} TargetState;
+
+typedef struct RunTarget {
+        char *name;
+        TargetState state;
+        unsigned slice;    /* next slice: 0 sequential, 1 random */
+        unsigned attempts; /* foreign-I/O retries of the current slice */
+        usec_t not_before; /* CLOCK_MONOTONIC */
+        char **devs;       /* the volume itself, then every disk below it */
+        size_t n_devs;
+        Profile profile; /* effective: the rebuild profile while rebuilding */
+        bool deferred_shared;
+        bool any_slice;
+        ProbeResult acc; /* merged over the slices */
+        ProbeRunnerStatus status;
+        usec_t started_usec, cpu_usec;
+} RunTarget;
+
+typedef struct Active {
+        ManagerProbeRun *run;
+        RunTarget *t;
+        ProbeRunner *runner;
+        sd_event_source *io, *timer;
+        BlockStat *before;
+        bool *have_before;
+        usec_t start_usec;
+} Active;
+
+typedef struct RunWaiter {
+        ManagerProbeWaiter w;
+        bool gone;
+} RunWaiter;
+
+struct ManagerProbeRun {
+        Manager *m;
+        uint64_t id;
+        Profile profile;
+        char **requested; /* kernel names, NULL = the selection; resolved when the run starts */
+        RunTarget *targets;
+        size_t n_targets;
+        Active *active[ACTIVE_MAX];
+        size_t n_active;
+        RunWaiter *waiters;
+        size_t n_waiters;
+        usec_t budget_used_usec;
+        usec_t start_usec;
+        bool started;
+        sd_event_source *retry_timer;
+        ManagerRunSummary summary;
+};
+
+static const char *const verdict_table[_MANAGER_PROBE_VERDICT_MAX] = {
+        [MANAGER_PROBE_OK] = "ok",
+        [MANAGER_PROBE_ERROR] = "error",
+        [MANAGER_PROBE_STALLED] = "stalled",
+        [MANAGER_PROBE_SKIPPED] = "skipped",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(manager_probe_verdict, ManagerProbeVerdict, verdict_table);
+
+static void run_kick(Manager *m);
+
+static void strv_free_local(char **l) {
+        for (size_t i = 0; l && l[i]; i++)
+                free(l[i]);
+        free(l);
+}
+
+static char **strv_copy_local(char *const *l) {
+        size_t n = 0;
+        char **c;
+
+        while (l && l[n])
+                n++;
+        c = calloc(n + 1, sizeof(char *));
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(c[i] = strdup(l[i]))) {
+                        strv_free_local(c);
+                        return NULL;
+                }
+        return c;
+}
+
+/* ---- the reaper on the loop --------------------------------------------------------------- */
 
 static int reaper_arm(Manager *m);
 
@@ -37,6 +149,908 @@ static void on_reaped(pid_t pid, const ProcessExit *e, usec_t tracked_usec, void
                   (double) tracked_usec / USEC_PER_SEC);
 }
 
+/* ---- the stack graph ---------------------------------------------------------------------- */
+
+static bool strv_has(char **l, size_t n, const char *s) {
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(l[i], s) == 0)
+                        return true;
+        return false;
+}
+
+static int devs_add(RunTarget *t, const char *name) {
+        char **a;
+
+        if (strv_has(t->devs, t->n_devs, name))
+                return 0;
+        a = realloc(t->devs, (t->n_devs + 2) * sizeof(char *));
+        if (!a)
+                return -ENOMEM;
+        t->devs = a;
+        a[t->n_devs] = strdup(name);
+        if (!a[t->n_devs])
+                return -ENOMEM;
+        a[++t->n_devs] = NULL;
+        return 0;
+}
+
+/* The disks at the bottom of v's stack (v itself when it sits on nothing). */
+static int collect_disks(const Inventory *inv, const Volume *v, RunTarget *t, unsigned depth) {
+        bool any = false;
+
+        if (depth > DEPTH_MAX)
+                return 0;
+        for (size_t i = 0; v->members && v->members[i]; i++) {
+                const Volume *w = inventory_get(inv, v->members[i]);
+
+                if (!w)
+                        continue;
+                any = true;
+                if (collect_disks(inv, w, t, depth + 1) < 0)
+                        return -ENOMEM;
+        }
+        if (!any && depth > 0)
+                return devs_add(t, v->name);
+        return 0;
+}
+
+static bool sync_running(const Volume *v) {
+        const char *a = v->sync.action;
+
+        return a && strcmp(a, "idle") != 0 && strcmp(a, "frozen") != 0;
+}
+
+/* v, an array below it or one above it rebuilds. */
+static bool rebuilding_down(const Inventory *inv, const Volume *v, unsigned depth) {
+        if (depth > DEPTH_MAX)
+                return false;
+        if (sync_running(v))
+                return true;
+        for (size_t i = 0; v->members && v->members[i]; i++) {
+                const Volume *w = inventory_get(inv, v->members[i]);
+
+                if (w && rebuilding_down(inv, w, depth + 1))
+                        return true;
+        }
+        return false;
+}
+
+static bool rebuilding_up(const Inventory *inv, const Volume *v, unsigned depth) {
+        if (depth > DEPTH_MAX)
+                return false;
+        if (sync_running(v))
+                return true;
+        for (size_t i = 0; v->holders && v->holders[i]; i++) {
+                const Volume *w = inventory_get(inv, v->holders[i]);
+
+                if (w && rebuilding_up(inv, w, depth + 1))
+                        return true;
+        }
+        return false;
+}
+
+/* Some volume above v (through holders) is itself selected: v is one of its members. */
+static bool under_selected(const Manager *m, const Volume *v, unsigned depth) {
+        if (depth > DEPTH_MAX)
+                return false;
+        for (size_t i = 0; v->holders && v->holders[i]; i++) {
+                const Volume *w = inventory_get(m->inventory, v->holders[i]);
+
+                if (!w)
+                        continue;
+                if (!w->hidden && w->size_bytes > 0 && config_volume_selected(m->config, w))
+                        return true;
+                if (under_selected(m, w, depth + 1))
+                        return true;
+        }
+        return false;
+}
+
+/* ---- runs --------------------------------------------------------------------------------- */
+
+static void target_done_free(RunTarget *t) {
+        strv_free_local(t->devs);
+        free(t->name);
+}
+
+static void run_free(ManagerProbeRun *run) {
+        if (!run)
+                return;
+        for (size_t i = 0; i < run->n_targets; i++)
+                target_done_free(&run->targets[i]);
+        free(run->targets);
+        free(run->waiters);
+        strv_free_local(run->requested);
+        sd_event_source_disable_unref(run->retry_timer);
+        free(run);
+}
+
+static int run_add_target(ManagerProbeRun *run, const Volume *v) {
+        Manager *m = run->m;
+        RunTarget *a, *t;
+        const Profile *light;
+
+        for (size_t i = 0; i < run->n_targets; i++)
+                if (strcmp(run->targets[i].name, v->name) == 0)
+                        return 0;
+        a = realloc(run->targets, (run->n_targets + 1) * sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        run->targets = a;
+        t = &a[run->n_targets];
+        *t = (RunTarget){ .profile = run->profile };
+        t->name = strdup(v->name);
+        if (!t->name || devs_add(t, v->name) < 0 || collect_disks(m->inventory, v, t, 0) < 0) {
+                target_done_free(t);
+                return -ENOMEM;
+        }
+        light = config_get_profile(m->config, m->config->rebuild_profile);
+        if (light && (rebuilding_down(m->inventory, v, 0) || rebuilding_up(m->inventory, v, 0)))
+                t->profile = *light;
+        run->n_targets++;
+        return 0;
+}
+
+static int run_resolve(ManagerProbeRun *run) {
+        Manager *m = run->m;
+        Volume *v;
+        int r;
+
+        if (run->requested) {
+                for (size_t i = 0; run->requested[i]; i++) {
+                        v = inventory_get(m->inventory, run->requested[i]);
+                        if (!v)
+                                continue; /* vanished since the request: reported as skipped */
+                        r = run_add_target(run, v);
+                        if (r < 0)
+                                return r;
+                        if (run->profile.members)
+                                for (size_t j = 1; j < run->targets[run->n_targets - 1].n_devs;
+                                     j++) {
+                                        Volume *d = inventory_get(
+                                                m->inventory,
+                                                run->targets[run->n_targets - 1].devs[j]);
+
+                                        if (d && (r = run_add_target(run, d)) < 0)
+                                                return r;
+                                }
+                }
+                return 0;
+        }
+        INVENTORY_FOREACH(v, m->inventory) {
+                if (v->hidden || v->size_bytes == 0 || !config_volume_selected(m->config, v))
+                        continue;
+                if (!run->profile.members && under_selected(m, v, 0))
+                        continue;
+                r = run_add_target(run, v);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static void notify_done(ManagerProbeRun *run, const ManagerVolume *rec, ManagerProbeVerdict verdict,
+                        ProbeSkipReason reason) {
+        for (size_t i = 0; i < run->n_waiters; i++)
+                if (!run->waiters[i].gone && run->waiters[i].w.volume_done)
+                        run->waiters[i].w.volume_done(run->m, rec, verdict, reason,
+                                                      run->waiters[i].w.userdata);
+}
+
+static void summarize_phase(const ProbePhaseResult *p, ManagerProbePhaseSummary *s) {
+        *s = (ManagerProbePhaseSummary){ .ran = p->ran, .errors = p->errors };
+        if (!p->ran)
+                return;
+        s->bytes_per_second = probe_phase_bytes_per_second(p);
+        s->iops = probe_phase_iops(p);
+        if (p->latency.count > 0) {
+                s->p50_ns = latency_histogram_percentile(&p->latency, 50);
+                s->p99_ns = latency_histogram_percentile(&p->latency, 99);
+                s->max_ns = p->latency.max_ns;
+        }
+}
+
+static void record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t, ProbeSkipReason reason) {
+        ManagerVolume *rec = manager_get_volume(m, t->name);
+
+        t->state = TARGET_DONE;
+        run->summary.n_skipped++;
+        if (rec) {
+                rec->skips[reason]++;
+                rec->skips_in_row++;
+                if (rec->skips_in_row == m->config->skip_event_after && rec->volume) {
+                        char f[64], *fields[] = { f, NULL };
+
+                        (void) snprintf(f, sizeof(f), "STORPULSE_SKIP_REASON=%s",
+                                        probe_skip_reason_to_string(reason));
+                        manager_event(m, MANAGER_EVENT_PROBE_SKIPPED, rec->volume, NULL, fields,
+                                      "%s: probe skipped %u times in a row (%s)", t->name,
+                                      rec->skips_in_row, probe_skip_reason_to_string(reason));
+                }
+        }
+        log_debug("%s: probe skipped: %s", t->name, probe_skip_reason_to_string(reason));
+        notify_done(run, rec, MANAGER_PROBE_SKIPPED, reason);
+        m->changed |= MANAGER_CHANGED_PROBE;
+        manager_publish(m);
+}
+
+static void record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
+                          ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
+        ManagerVolume *rec = manager_get_volume(m, t->name);
+        usec_t dur = now(CLOCK_MONOTONIC) - t->started_usec;
+        const Volume *v = rec ? rec->volume : NULL;
+
+        t->state = TARGET_DONE;
+        switch (verdict) {
+        case MANAGER_PROBE_OK:
+                run->summary.n_ok++;
+                break;
+        case MANAGER_PROBE_ERROR:
+                run->summary.n_error++;
+                break;
+        case MANAGER_PROBE_STALLED:
+                run->summary.n_stalled++;
+                break;
+        case MANAGER_PROBE_SKIPPED:
+        case _MANAGER_PROBE_VERDICT_MAX:
+        case _MANAGER_PROBE_VERDICT_INVALID:
+                break;
+        }
+        if (rec) {
+                ManagerProbeSample *s = &rec->history[rec->history_next];
+
+                *s = (ManagerProbeSample){
+                        .realtime_usec = now(CLOCK_REALTIME),
+                        .status = t->status,
+                        .state = t->acc.state,
+                        .duration_usec = dur,
+                        .errors = t->acc.errors,
+                };
+                (void) snprintf(s->profile, sizeof(s->profile), "%s", t->profile.name);
+                for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
+                        summarize_phase(&t->acc.phases[i], &s->phases[i]);
+                rec->history_next = (rec->history_next + 1) % MANAGER_HISTORY_MAX;
+                if (rec->n_history < MANAGER_HISTORY_MAX)
+                        rec->n_history++;
+                if (!rec->last_outcome)
+                        rec->last_outcome = malloc(sizeof(*rec->last_outcome));
+                if (rec->last_outcome) {
+                        *rec->last_outcome = last ? *last : (ProbeRunnerOutcome){};
+                        rec->last_outcome->status = t->status;
+                        rec->last_outcome->result = t->acc;
+                        rec->has_outcome = true;
+                }
+                rec->last_realtime_usec = s->realtime_usec;
+                rec->n_probes++;
+                rec->skips_in_row = 0;
+                rec->cpu_usec += t->cpu_usec;
+                rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
+                rec->stalled = verdict == MANAGER_PROBE_STALLED;
+                if (verdict == MANAGER_PROBE_STALLED)
+                        rec->n_stalls++;
+                else if (verdict == MANAGER_PROBE_ERROR)
+                        rec->n_errors++;
+        }
+        if (v) {
+                char f[4][96], *fields[5] = {};
+                const ProbePhaseResult *seq = &t->acc.phases[PROBE_PHASE_SEQUENTIAL],
+                                       *rnd = &t->acc.phases[PROBE_PHASE_RANDOM];
+
+                (void) snprintf(f[0], sizeof(f[0]), "STORPULSE_PROFILE=%s", t->profile.name);
+                (void) snprintf(f[1], sizeof(f[1]), "STORPULSE_SEQ_BYTES_PER_SEC=%.0f",
+                                probe_phase_bytes_per_second(seq));
+                (void) snprintf(f[2], sizeof(f[2]), "STORPULSE_RAND_IOPS=%.1f",
+                                probe_phase_iops(rnd));
+                fields[0] = f[0];
+                fields[1] = f[1];
+                fields[2] = f[2];
+                if (verdict == MANAGER_PROBE_STALLED) {
+                        const ProbeProgress *pp = last ? &last->last_progress : NULL;
+
+                        (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_TIMEOUT_SEC=%.1f",
+                                        (double) t->profile.params.timeout_usec / USEC_PER_SEC);
+                        fields[3] = f[3];
+                        manager_event(m, MANAGER_EVENT_PROBE_STALLED, v, NULL, fields,
+                                      "%s: probe stalled (no answer within %.1fs, %s phase at "
+                                      "%.0f%%); volume marked stalled",
+                                      t->name,
+                                      (double) t->profile.params.timeout_usec / USEC_PER_SEC,
+                                      pp ? probe_phase_to_string(pp->phase) : "?",
+                                      pp ? pp->fraction * 100 : 0.0);
+                } else if (verdict == MANAGER_PROBE_ERROR && t->acc.n_error_offsets > 0) {
+                        (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_OFFSET_BYTES=%llu",
+                                        (unsigned long long) t->acc.error_offsets[0]);
+                        fields[3] = f[3];
+                        manager_event(m, MANAGER_EVENT_PROBE_ERROR, v, NULL, fields,
+                                      "%s: probe read errors: %llu (first at offset %llu: %s)",
+                                      t->name, (unsigned long long) t->acc.errors,
+                                      (unsigned long long) t->acc.error_offsets[0],
+                                      t->acc.error_codes[0] ? strerror(-t->acc.error_codes[0])
+                                                            : "short read");
+                } else if (verdict == MANAGER_PROBE_ERROR)
+                        manager_event(m, MANAGER_EVENT_PROBE_ERROR, v, NULL, fields,
+                                      "%s: probe failed: %s", t->name,
+                                      last && last->error
+                                              ? strerror(-last->error)
+                                              : probe_runner_status_to_string(t->status));
+                else
+                        manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
+                                      "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random",
+                                      t->name, t->profile.name,
+                                      probe_phase_bytes_per_second(seq) / 1e6,
+                                      probe_phase_iops(rnd));
+        }
+        notify_done(run, rec, verdict, _PROBE_SKIP_REASON_INVALID);
+        if (rec && !rec->volume && !rec->probing)
+                manager_volume_release(m, rec);
+        m->changed |= MANAGER_CHANGED_PROBE;
+        manager_publish(m);
+}
+
+static void merge_slice(RunTarget *t, const ProbeResult *r) {
+        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
+                if (r->phases[i].ran)
+                        t->acc.phases[i] = r->phases[i];
+        t->acc.errors += r->errors;
+        for (unsigned i = 0;
+             i < r->n_error_offsets && t->acc.n_error_offsets < PROBE_ERROR_OFFSETS_MAX; i++) {
+                t->acc.error_offsets[t->acc.n_error_offsets] = r->error_offsets[i];
+                t->acc.error_codes[t->acc.n_error_offsets++] = r->error_codes[i];
+        }
+        t->acc.elapsed_ns += r->elapsed_ns;
+        t->acc.cpu_user_usec += r->cpu_user_usec;
+        t->acc.cpu_sys_usec += r->cpu_sys_usec;
+        if (r->state > t->acc.state) /* ok < error < stalled */
+                t->acc.state = r->state;
+        t->cpu_usec += r->cpu_user_usec + r->cpu_sys_usec;
+        t->any_slice = true;
+}
+
+/* ---- slices ------------------------------------------------------------------------------- */
+
+static bool slice_params(const RunTarget *t, unsigned slice, ProbeParams *ret) {
+        ProbeParams p = t->profile.params;
+
+        if (slice == 0) {
+                if (p.seq_bytes == 0)
+                        return false;
+                p.rand_queue_depth = p.rand_deep_queue_depth = 0;
+        } else if (slice == 1) {
+                if (p.rand_queue_depth == 0)
+                        return false;
+                p.seq_bytes = 0;
+        } else
+                return false;
+        *ret = p;
+        return true;
+}
+
+static void active_free(Active *a) {
+        if (!a)
+                return;
+        a->io = sd_event_source_disable_unref(a->io);
+        a->timer = sd_event_source_disable_unref(a->timer);
+        a->runner = probe_runner_free(a->runner); /* a running helper goes to the reaper */
+        free(a->before);
+        free(a->have_before);
+        free(a);
+}
+
+static void active_remove(ManagerProbeRun *run, Active *a) {
+        ManagerVolume *rec = manager_get_volume(run->m, a->t->name);
+
+        for (size_t i = 0; i < run->n_active; i++)
+                if (run->active[i] == a) {
+                        run->active[i] = run->active[--run->n_active];
+                        break;
+                }
+        if (rec)
+                rec->probing = false;
+        active_free(a);
+}
+
+static bool standby(Manager *m, const RunTarget *t) {
+        for (size_t i = 0; i < t->n_devs; i++) {
+                const Volume *d = inventory_get(m->inventory, t->devs[i]);
+                _cleanup_free_ char *path = NULL, *text = NULL;
+                size_t n;
+
+                if (!d || !d->syspath ||
+                    asprintf(&path, "%s/device/power/runtime_status", d->syspath) < 0)
+                        continue;
+                if (read_full_file_at(inventory_root_fd(m->inventory), path, &text, &n) < 0)
+                        continue;
+                if (backoff_runtime_status_is_standby(strstrip_trailing(text)))
+                        return true;
+        }
+        return false;
+}
+
+/* Read the stat of every device of t into st/have; returns true if anything is in flight. */
+static bool read_stats(Manager *m, const RunTarget *t, BlockStat *st, bool *have) {
+        bool busy = false;
+
+        for (size_t i = 0; i < t->n_devs; i++) {
+                const Volume *d = inventory_get(m->inventory, t->devs[i]);
+
+                have[i] = d && inventory_read_stat(m->inventory, d, &st[i]) >= 0;
+                if (have[i] && st[i].in_flight > 0)
+                        busy = true;
+        }
+        return busy;
+}
+
+static void defer_foreign(Manager *m, ManagerProbeRun *run, RunTarget *t) {
+        ManagerVolume *rec = manager_get_volume(m, t->name);
+
+        if (rec)
+                rec->skips[PROBE_SKIP_FOREIGN_IO]++;
+        if (t->attempts >= m->config->max_retries) {
+                if (rec)
+                        rec->skips[PROBE_SKIP_FOREIGN_IO]--; /* counted as RETRIES instead */
+                if (t->any_slice)
+                        record_result(m, run, t,
+                                      t->acc.errors > 0 ? MANAGER_PROBE_ERROR : MANAGER_PROBE_OK,
+                                      NULL);
+                else
+                        record_skip(m, run, t, PROBE_SKIP_RETRIES);
+                return;
+        }
+        t->not_before = now(CLOCK_MONOTONIC) + backoff_retry_delay(m->config->retry_delay_usec,
+                                                                   m->config->retry_delay_max_usec,
+                                                                   t->attempts);
+        t->attempts++;
+        t->state = TARGET_PENDING;
+        log_debug("%s: foreign I/O, retrying in %.1fs", t->name,
+                  (double) (t->not_before - now(CLOCK_MONOTONIC)) / USEC_PER_SEC);
+}
+
+static void finish_target(Manager *m, ManagerProbeRun *run, RunTarget *t) {
+        record_result(m, run, t, t->acc.errors > 0 ? MANAGER_PROBE_ERROR : MANAGER_PROBE_OK, NULL);
+}
+
+static void next_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
+        ProbeParams p;
+
+        t->slice++;
+        t->attempts = 0;
+        while (t->slice < 2 && !slice_params(t, t->slice, &p))
+                t->slice++;
+        if (t->slice >= 2)
+                finish_target(m, run, t);
+        else
+                t->state = TARGET_PENDING;
+}
+
+static void on_outcome(Active *a, const ProbeRunnerOutcome *o) {
+        ManagerProbeRun *run = a->run;
+        Manager *m = run->m;
+        RunTarget *t = a->t;
+        ProbeRunnerOutcome copy = *o;
+
+        t->status = o->status;
+        switch (o->status) {
+        case PROBE_RUNNER_DONE:
+                if (o->result.state == PROBE_STATE_STALLED) {
+                        merge_slice(t, &o->result);
+                        active_remove(run, a);
+                        record_result(m, run, t, MANAGER_PROBE_STALLED, &copy);
+                        return;
+                }
+                {
+                        BlockStat *after = calloc(t->n_devs, sizeof(BlockStat));
+                        bool *have = calloc(t->n_devs, sizeof(bool)), foreign = false;
+                        uint64_t own = 0;
+
+                        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
+                                own += o->result.phases[i].bytes / 512;
+                        if (after && have) {
+                                (void) read_stats(m, t, after, have);
+                                for (size_t i = 0; i < t->n_devs && !foreign; i++)
+                                        if (have[i] && a->have_before[i])
+                                                foreign = backoff_foreign_sectors(&a->before[i],
+                                                                                  &after[i], own) >
+                                                          m->config->foreign_threshold_bytes / 512;
+                        }
+                        free(after);
+                        free(have);
+                        run->budget_used_usec += (usec_t) (o->result.elapsed_ns / NSEC_PER_USEC);
+                        active_remove(run, a);
+                        if (foreign && o->result.errors == 0) {
+                                defer_foreign(m, run, t);
+                                return;
+                        }
+                        merge_slice(t, &o->result);
+                        next_slice(m, run, t);
+                }
+                return;
+        case PROBE_RUNNER_STALLED:
+                active_remove(run, a);
+                record_result(m, run, t, MANAGER_PROBE_STALLED, &copy);
+                return;
+        case PROBE_RUNNER_UNUSABLE:
+        case PROBE_RUNNER_BAD_PARAM:
+                log_notice("%s: cannot be probed: %s", t->name,
+                           o->status == PROBE_RUNNER_BAD_PARAM ? probe_param_to_string(o->bad_param)
+                                                               : probe_target_strerror(o->error));
+                active_remove(run, a);
+                record_skip(m, run, t, PROBE_SKIP_UNUSABLE);
+                return;
+        case PROBE_RUNNER_FAILED:
+        case PROBE_RUNNER_RUNNING:
+        case _PROBE_RUNNER_STATUS_MAX:
+        case _PROBE_RUNNER_STATUS_INVALID:
+                break;
+        }
+        active_remove(run, a);
+        record_result(m, run, t, MANAGER_PROBE_ERROR, &copy);
+}
+
+static int active_dispatch(Active *a) {
+        int r = probe_runner_dispatch(a->runner, now(CLOCK_MONOTONIC));
+        Manager *m = a->run->m;
+
+        if (r == 0) {
+                (void) sd_event_source_set_time(a->timer, probe_runner_deadline_usec(a->runner));
+                return 0;
+        }
+        if (r < 0) {
+                ProbeRunnerOutcome o = { .status = PROBE_RUNNER_FAILED, .error = r };
+
+                on_outcome(a, &o);
+        } else
+                on_outcome(a, probe_runner_outcome(a->runner));
+        (void) reaper_arm(m);
+        run_kick(m);
+        return 0;
+}
+
+static int on_active_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        return active_dispatch(userdata);
+}
+
+static int on_active_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        return active_dispatch(userdata);
+}
+
+static void on_progress(const ProbeProgress *p, void *userdata) {
+        Active *a = userdata;
+        ManagerProbeRun *run = a->run;
+
+        for (size_t i = 0; i < run->n_waiters; i++)
+                if (!run->waiters[i].gone && run->waiters[i].w.progress)
+                        run->waiters[i].w.progress(run->m, a->t->name, p,
+                                                   run->waiters[i].w.userdata);
+}
+
+static bool shares_disk(const ManagerProbeRun *run, const RunTarget *t) {
+        for (size_t i = 0; i < run->n_active; i++)
+                if (backoff_disks_intersect(run->active[i]->t->devs, t->devs))
+                        return true;
+        return false;
+}
+
+/* Try to start the next slice of t: 1 started, 0 deferred or finished, -errno. */
+static int start_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
+        ManagerVolume *rec;
+        Volume *v = inventory_get(m->inventory, t->name);
+        ProbeParams p;
+        Active *a;
+        usec_t cost;
+        int r;
+
+        if (!v) {
+                record_skip(m, run, t, PROBE_SKIP_UNUSABLE); /* vanished */
+                return 0;
+        }
+        if (t->started_usec == 0)
+                t->started_usec = now(CLOCK_MONOTONIC);
+        while (t->slice < 2 && !slice_params(t, t->slice, &p))
+                t->slice++;
+        if (t->slice >= 2) {
+                if (t->any_slice)
+                        finish_target(m, run, t);
+                else
+                        record_skip(m, run, t, PROBE_SKIP_UNUSABLE);
+                return 0;
+        }
+        if (standby(m, t)) {
+                record_skip(m, run, t, PROBE_SKIP_STANDBY);
+                return 0;
+        }
+        cost = t->slice == 1 ? p.rand_duration_usec * (p.rand_deep_queue_depth > 0 ? 2 : 1) : 0;
+        if (!backoff_budget_allows(m->config->budget_usec, run->budget_used_usec, cost)) {
+                if (t->any_slice)
+                        finish_target(m, run, t);
+                else
+                        record_skip(m, run, t, PROBE_SKIP_BUDGET);
+                return 0;
+        }
+
+        a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        a->run = run;
+        a->t = t;
+        a->before = calloc(t->n_devs, sizeof(BlockStat));
+        a->have_before = calloc(t->n_devs, sizeof(bool));
+        if (!a->before || !a->have_before) {
+                active_free(a);
+                return -ENOMEM;
+        }
+        if (read_stats(m, t, a->before, a->have_before)) {
+                active_free(a);
+                defer_foreign(m, run, t); /* I/O in flight right now */
+                return 0;
+        }
+        p.idle_priority = m->config->idle_priority;
+        p.seed = now(CLOCK_REALTIME) ^ ((uint64_t) run->id << 32) ^ (uint64_t) (t - run->targets);
+        r = probe_runner_start(m->reaper, v->path, &p, -EBADF, on_progress, a, &a->runner);
+        if (r < 0) {
+                active_free(a);
+                log_warning_errno(r, "%s: failed to start the probe helper: %m", t->name);
+                t->status = PROBE_RUNNER_FAILED;
+                record_result(m, run, t, MANAGER_PROBE_ERROR,
+                              &(ProbeRunnerOutcome){ .status = PROBE_RUNNER_FAILED, .error = r });
+                return 0;
+        }
+        r = sd_event_add_io(m->event, &a->io, probe_runner_fd(a->runner), EPOLLIN, on_active_io, a);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &a->timer, CLOCK_MONOTONIC,
+                                      probe_runner_deadline_usec(a->runner), 0, on_active_timer, a);
+        if (r < 0) {
+                active_free(a);
+                return r;
+        }
+        a->start_usec = now(CLOCK_MONOTONIC);
+        t->state = TARGET_RUNNING;
+        run->active[run->n_active++] = a;
+        rec = manager_get_volume(m, t->name);
+        if (rec)
+                rec->probing = true;
+        log_debug("%s: probing (%s, slice %u, helper %d)", t->name, t->profile.name, t->slice,
+                  (int) probe_runner_pid(a->runner));
+        m->changed |= MANAGER_CHANGED_PROBE;
+        return 1;
+}
+
+static void run_finish(Manager *m, ManagerProbeRun *run, bool aborted) {
+        run->summary.aborted = aborted;
+        run->summary.duration_usec = now(CLOCK_MONOTONIC) - run->start_usec;
+        for (size_t i = 0; i < run->n_waiters; i++)
+                if (!run->waiters[i].gone && run->waiters[i].w.finished)
+                        run->waiters[i].w.finished(m, &run->summary, run->waiters[i].w.userdata);
+        log_info("Probe run %llu (%s) %s: %u volumes, %u ok, %u errors, %u stalled, %u skipped "
+                 "in %.1fs",
+                 (unsigned long long) run->id, run->profile.name, aborted ? "aborted" : "done",
+                 run->summary.n_volumes, run->summary.n_ok, run->summary.n_error,
+                 run->summary.n_stalled, run->summary.n_skipped,
+                 (double) run->summary.duration_usec / USEC_PER_SEC);
+        if (!aborted)
+                m->n_runs++;
+}
+
+static int on_retry_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        run_kick(userdata);
+        return 0;
+}
+
+static void run_start_next(Manager *m) {
+        ManagerProbeRun *run;
+
+        while (!m->run && m->n_queued > 0 && !m->stopping) {
+                run = m->queued[0];
+                memmove(m->queued, m->queued + 1, (m->n_queued - 1) * sizeof(*m->queued));
+                m->n_queued--;
+                run->start_usec = now(CLOCK_MONOTONIC);
+                run->started = true;
+                if (run_resolve(run) < 0) {
+                        log_oom();
+                        run_finish(m, run, true);
+                        run_free(run);
+                        continue;
+                }
+                run->summary.n_volumes = (unsigned) run->n_targets;
+                /* names asked for that are gone by now */
+                for (size_t i = 0; run->requested && run->requested[i]; i++)
+                        if (!inventory_get(m->inventory, run->requested[i]))
+                                run->summary.n_skipped++;
+                log_info("Probe run %llu (%s) started: %zu volumes", (unsigned long long) run->id,
+                         run->profile.name, run->n_targets);
+                m->run = run;
+        }
+}
+
+static void run_kick(Manager *m) {
+        ManagerProbeRun *run;
+        usec_t t_now, next = USEC_INFINITY;
+        bool pending = false;
+
+        run_start_next(m);
+        run = m->run;
+        if (!run)
+                return;
+        t_now = now(CLOCK_MONOTONIC);
+        for (size_t i = 0; i < run->n_targets; i++) {
+                RunTarget *t = &run->targets[i];
+
+                if (t->state != TARGET_PENDING)
+                        continue;
+                pending = true;
+                if (run->n_active >= MIN(m->config->parallel, ACTIVE_MAX))
+                        break;
+                if (t->not_before > t_now) {
+                        next = MIN(next, t->not_before);
+                        continue;
+                }
+                if (shares_disk(run, t)) {
+                        ManagerVolume *rec = manager_get_volume(m, t->name);
+
+                        if (!t->deferred_shared && rec)
+                                rec->skips[PROBE_SKIP_SHARED_DISK]++;
+                        t->deferred_shared = true;
+                        continue;
+                }
+                if (start_slice(m, run, t) < 0) {
+                        log_oom();
+                        t->not_before = t_now + USEC_PER_SEC;
+                        next = MIN(next, t->not_before);
+                }
+                if (t->state == TARGET_PENDING && t->not_before > t_now)
+                        next = MIN(next, t->not_before);
+        }
+        pending = false;
+        for (size_t i = 0; i < run->n_targets; i++)
+                if (run->targets[i].state != TARGET_DONE)
+                        pending = true;
+        if (!pending && run->n_active == 0) {
+                m->run = NULL;
+                run_finish(m, run, false);
+                run_free(run);
+                m->changed |= MANAGER_CHANGED_PROBE;
+                manager_schedule_apply(m);
+                manager_publish(m);
+                run_kick(m); /* the next queued run */
+                return;
+        }
+        if (next != USEC_INFINITY && run->n_active == 0) {
+                if (!run->retry_timer)
+                        (void) sd_event_add_time(m->event, &run->retry_timer, CLOCK_MONOTONIC, next,
+                                                 0, on_retry_timer, m);
+                else {
+                        (void) sd_event_source_set_time(run->retry_timer, next);
+                        (void) sd_event_source_set_enabled(run->retry_timer, SD_EVENT_ONESHOT);
+                }
+        }
+        manager_publish(m);
+}
+
+int manager_probe_request(Manager *m, const char *profile, char *const *volumes,
+                          const ManagerProbeWaiter *w, uint64_t *ret_id, const char **ret_bad) {
+        static uint64_t next_id = 0;
+        const Profile *pr = config_get_profile(m->config, profile);
+        ManagerProbeRun *run, **q;
+
+        if (m->stopping)
+                return -EBUSY;
+        if (!pr) {
+                if (ret_bad)
+                        *ret_bad = profile;
+                return -ENOENT;
+        }
+        for (size_t i = 0; volumes && volumes[i]; i++) {
+                const Volume *v = inventory_get(m->inventory, volumes[i]);
+
+                if (!v || v->hidden) {
+                        if (ret_bad)
+                                *ret_bad = volumes[i];
+                        return -ENOENT;
+                }
+        }
+        run = calloc(1, sizeof(*run));
+        if (!run)
+                return -ENOMEM;
+        run->m = m;
+        run->id = ++next_id;
+        run->profile = *pr;
+        run->summary.id = run->id;
+        (void) snprintf(run->summary.profile, sizeof(run->summary.profile), "%s", pr->name);
+        if (volumes && volumes[0] && !(run->requested = strv_copy_local(volumes))) {
+                run_free(run);
+                return -ENOMEM;
+        }
+        if (w) {
+                run->waiters = calloc(1, sizeof(RunWaiter));
+                if (!run->waiters) {
+                        run_free(run);
+                        return -ENOMEM;
+                }
+                run->waiters[0].w = *w;
+                run->n_waiters = 1;
+        }
+        q = realloc(m->queued, (m->n_queued + 1) * sizeof(*q));
+        if (!q) {
+                run_free(run);
+                return -ENOMEM;
+        }
+        m->queued = q;
+        m->queued[m->n_queued++] = run;
+        if (ret_id)
+                *ret_id = run->id;
+        run_kick(m);
+        return 0;
+}
+
+void manager_probe_forget_waiter(Manager *m, void *userdata) {
+        ManagerProbeRun *runs[1] = { m->run };
+
+        for (size_t k = 0; k < 1 + m->n_queued; k++) {
+                ManagerProbeRun *run = k == 0 ? runs[0] : m->queued[k - 1];
+
+                for (size_t i = 0; run && i < run->n_waiters; i++)
+                        if (run->waiters[i].w.userdata == userdata)
+                                run->waiters[i].gone = true;
+        }
+}
+
+/* ---- the built-in schedule ---------------------------------------------------------------- */
+
+static int on_schedule(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+        int r;
+
+        m->next_probe_usec = 0;
+        if (m->run || m->n_queued > 0)
+                log_info("Scheduled probe skipped: a run is in progress.");
+        else {
+                r = manager_probe_request(m, m->config->schedule_profile, NULL, NULL, NULL, NULL);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to start the scheduled probe: %m");
+        }
+        manager_schedule_apply(m);
+        return 0;
+}
+
+void manager_schedule_apply(Manager *m) {
+        const Config *c = m->config;
+        bool on = c->builtin > 0 || (c->builtin < 0 && !m->under_systemd);
+        usec_t delay;
+        int r;
+
+        if (!on || c->schedule_interval_usec == 0 || c->schedule_interval_usec == USEC_INFINITY ||
+            m->stopping) {
+                m->schedule_timer = sd_event_source_disable_unref(m->schedule_timer);
+                m->next_probe_usec = 0;
+                return;
+        }
+        if (m->run || m->n_queued > 0)
+                return; /* re-armed when the run ends */
+        if (m->schedule_timer) {
+                int enabled = SD_EVENT_OFF;
+
+                (void) sd_event_source_get_enabled(m->schedule_timer, &enabled);
+                if (enabled != SD_EVENT_OFF && m->next_probe_usec > 0)
+                        return; /* armed already */
+        }
+        delay = m->n_runs == 0 && !m->schedule_timer ? c->schedule_first_usec
+                                                     : c->schedule_interval_usec;
+        if (!m->schedule_timer)
+                r = sd_event_add_time_relative(m->event, &m->schedule_timer, CLOCK_MONOTONIC, delay,
+                                               USEC_PER_SEC, on_schedule, m);
+        else {
+                r = sd_event_source_set_time_relative(m->schedule_timer, delay);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(m->schedule_timer, SD_EVENT_ONESHOT);
+        }
+        if (r < 0) {
+                log_warning_errno(r, "Failed to arm the probe schedule: %m, ignoring");
+                return;
+        }
+        m->next_probe_usec = now(CLOCK_REALTIME) + delay;
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------------- */
+
 int manager_probe_setup(Manager *m) {
         int r;
 
@@ -55,10 +1069,27 @@ int manager_probe_setup(Manager *m) {
         return 0;
 }
 
-void manager_schedule_apply(Manager *m) {
+static void abort_run(Manager *m, ManagerProbeRun *run) {
+        while (run->n_active > 0) {
+                Active *a = run->active[0];
+
+                active_remove(run, a); /* kills the helper, hands it to the reaper */
+        }
+        run_finish(m, run, true);
+        run_free(run);
 }
 
 void manager_probe_stop(Manager *m) {
+        if (m->run) {
+                ManagerProbeRun *run = m->run;
+
+                m->run = NULL;
+                abort_run(m, run);
+        }
+        while (m->n_queued > 0)
+                abort_run(m, m->queued[--m->n_queued]);
+        m->schedule_timer = sd_event_source_disable_unref(m->schedule_timer);
+        m->next_probe_usec = 0;
 }
 
 void manager_probe_shutdown(Manager *m) {
@@ -74,6 +1105,9 @@ void manager_probe_shutdown(Manager *m) {
 }
 
 void manager_probe_free(Manager *m) {
+        manager_probe_stop(m);
+        free(m->queued);
+        m->queued = NULL;
         m->reaper_io = sd_event_source_disable_unref(m->reaper_io);
         m->reaper_timer = sd_event_source_disable_unref(m->reaper_timer);
         m->reaper = process_reaper_free(m->reaper);

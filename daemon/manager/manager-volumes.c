@@ -195,6 +195,15 @@ static void manager_volume_drop(Manager *m, const char *name) {
                 }
 }
 
+void manager_volume_release(Manager *m, ManagerVolume *r) {
+        for (size_t i = 0; i < m->n_volumes; i++)
+                if (m->volumes[i] == r) {
+                        manager_volume_free(r);
+                        m->volumes[i] = m->volumes[--m->n_volumes];
+                        return;
+                }
+}
+
 static void count_problems(Manager *m) {
         unsigned n = 0;
         Volume *v;

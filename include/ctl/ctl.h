@@ -7,3 +7,7 @@
 int ctl_volumes_main(int argc, char **argv); /* ctl-volumes.c */
 int ctl_probe_main(int argc, char **argv);   /* ctl-probe.c */
 int ctl_watch_main(int argc, char **argv);   /* ctl-watch.c */
+int ctl_status_main(int argc, char **argv);  /* ctl-daemon.c */
+/* ctl-daemon.c: `probe --profile` and `volumes --daemon` ask storpulsed. Returns the exit code
+ * when argv (argv[0] = verb) is one of those, -1 otherwise. */
+int ctl_daemon_route(int argc, char **argv);

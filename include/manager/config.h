@@ -60,6 +60,7 @@ typedef struct Config {
         bool idle_priority;               /* IdlePriority=: nice 19 + idle I/O class */
         char rebuild_profile[CONFIG_PROFILE_NAME_MAX]; /* RebuildProfile=: while rebuilding */
         unsigned skip_event_after;                     /* SkipEventAfter=: event after N skips */
+        unsigned parallel;                             /* Parallel=: volumes probed at once */
 
         /* [Volumes] (NULL-terminated lists; NULL = no restriction, except kinds) */
         char **select_names;   /* Name=: kernel-name globs */

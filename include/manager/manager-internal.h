@@ -15,6 +15,8 @@ void manager_on_md_event(MdMonitor *mon, const MdMonitorEvent *ev, void *userdat
 void manager_volumes_coldplug(Manager *m);
 void manager_volumes_free(Manager *m);
 ManagerVolume *manager_volume_ensure(Manager *m, Volume *v);
+/* Free a record whose volume is gone (after its probe ended). */
+void manager_volume_release(Manager *m, ManagerVolume *r);
 
 /* manager-probe.c: profile runs, the back-off, the built-in schedule */
 int manager_probe_setup(Manager *m);

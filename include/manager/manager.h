@@ -197,5 +197,52 @@ const ManagerEvent *manager_get_event(const Manager *m, size_t i) _pure_;
 /* The newest history sample of a record (0 = newest), NULL past the end. */
 const ManagerProbeSample *manager_volume_get_sample(const ManagerVolume *v, size_t i) _pure_;
 
+/* ---- probe runs ------------------------------------------------------------------------- */
+
+/* A run probes every selected volume (or the named ones) with one profile, one volume at a time
+ * per disk, each volume in slices (the sequential phase, then the random phases) with the
+ * back-off checks around every slice. Runs asked for while one is in progress are queued. */
+
+typedef enum ManagerProbeVerdict {
+        MANAGER_PROBE_OK,      /* every read succeeded */
+        MANAGER_PROBE_ERROR,   /* I/O errors, or the probe could not run */
+        MANAGER_PROBE_STALLED, /* no result before the timeout: the helper was killed */
+        MANAGER_PROBE_SKIPPED, /* not probed: see the skip reason */
+        _MANAGER_PROBE_VERDICT_MAX,
+        _MANAGER_PROBE_VERDICT_INVALID = -EINVAL,
+} ManagerProbeVerdict;
+
+const char *manager_probe_verdict_to_string(ManagerProbeVerdict v) _const_;
+ManagerProbeVerdict manager_probe_verdict_from_string(const char *s) _pure_;
+
+typedef struct ManagerRunSummary {
+        uint64_t id;
+        char profile[CONFIG_PROFILE_NAME_MAX];
+        unsigned n_volumes, n_ok, n_error, n_stalled, n_skipped;
+        bool aborted; /* the daemon stopped before the run ended */
+        usec_t duration_usec;
+} ManagerRunSummary;
+
+/* What a requester (the control socket) hears about its run. Any callback may be NULL. They run
+ * on the loop; `volume_done` gets the record (the last sample in its history is this probe's
+ * unless the verdict is SKIPPED) and, for SKIPPED, the reason. */
+typedef struct ManagerProbeWaiter {
+        void (*progress)(Manager *m, const char *volume, const ProbeProgress *p, void *userdata);
+        void (*volume_done)(Manager *m, const ManagerVolume *r, ManagerProbeVerdict verdict,
+                            ProbeSkipReason reason, void *userdata);
+        void (*finished)(Manager *m, const ManagerRunSummary *s, void *userdata);
+        void *userdata;
+} ManagerProbeWaiter;
+
+/* Start (or queue) a run of `profile` over `volumes` (NULL-terminated kernel names; NULL = the
+ * [Volumes] selection). w (copied, may be NULL) is told about its progress. Returns 0 and the run
+ * id, -ENOENT for an unknown profile (*ret_bad = the name) or volume (*ret_bad = it), -EBUSY when
+ * stopping, -ENOMEM. */
+int manager_probe_request(Manager *m, const char *profile, char *const *volumes,
+                          const ManagerProbeWaiter *w, uint64_t *ret_id, const char **ret_bad);
+
+/* Forget every waiter with this userdata (its client went away); the runs go on. */
+void manager_probe_forget_waiter(Manager *m, void *userdata);
+
 /* One status line ("3 volumes, 1 problem, next probe 12:00:00"), for sd_notify and `status`. */
 int manager_status_line(const Manager *m, char *buf, size_t size);

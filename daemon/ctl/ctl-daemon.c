@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/* The verbs that talk to a running storpulsed over its control socket (control-protocol.h):
+ *   storpulsectl status [--json]                         the daemon's state, recent events
+ *   storpulsectl volumes --daemon [--json]               volumes with their probe records
+ *   storpulsectl probe --profile NAME [--json] [--no-wait] [VOLUME...]
+ *                                                        a profile run, progress streamed
+ * Why `volumes` and `probe` keep their standalone mode by default: `volumes` is a sysfs read
+ * that needs neither root nor a daemon, and `probe DEVICE` is the one-shot tool for any block
+ * device or file. Profiles, schedules, back-off and the probe records exist only in the daemon,
+ * so `probe --profile` always asks it and `volumes --daemon` asks it explicitly; nothing falls
+ * back silently to something that answers a different question.
+ * Common options: --socket PATH (default $STORPULSE_SOCKET, else /run/storpulse/control),
+ * --timeout SEC (give up waiting for the daemon; default none for probe, 30 s otherwise).
+ * Exit codes: 0 ok, 1 usage, 2 no daemon / refused / timeout, 3 probe errors or stalls. */
+
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/log.h"
+#include "basic/parse-util.h"
+#include "basic/time-util.h"
+#include "ctl/ctl.h"
+#include "manager/control-protocol.h"
+
+#define DEFAULT_SOCKET "/run/storpulse/" CONTROL_SOCKET_NAME
+#define EXIT_DAEMON    2
+#define EXIT_PROBE     3
+
+typedef struct Conn {
+        int fd;
+        char buf[65536];
+        size_t n;
+        usec_t deadline; /* CLOCK_MONOTONIC, USEC_INFINITY none */
+} Conn;
+
+static const char *socket_path(const char *opt) {
+        const char *e = getenv("STORPULSE_SOCKET");
+
+        return opt ?: (e && *e ? e : DEFAULT_SOCKET);
+}
+
+static int conn_open(Conn *c, const char *path, usec_t timeout) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+        c->n = 0;
+        c->deadline = timeout == USEC_INFINITY ? USEC_INFINITY : now(CLOCK_MONOTONIC) + timeout;
+        if (strlen(path) >= sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (c->fd < 0)
+                return -errno;
+        if (connect(c->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                int r = -errno;
+
+                c->fd = safe_close(c->fd);
+                return r;
+        }
+        return 0;
+}
+
+static int conn_send(Conn *c, struct json_object *req) {
+        const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+        size_t n = strlen(s);
+
+        if (send(c->fd, s, n, MSG_NOSIGNAL) != (ssize_t) n ||
+            send(c->fd, "\n", 1, MSG_NOSIGNAL) != 1)
+                return -errno ?: -EIO;
+        return 0;
+}
+
+/* Next reply line as a JSON object: 0 and *ret, -ETIMEDOUT, -ECONNRESET, -EBADMSG. */
+static int conn_recv(Conn *c, struct json_object **ret) {
+        for (;;) {
+                char *nl = memchr(c->buf, '\n', c->n);
+                struct pollfd p = { .fd = c->fd, .events = POLLIN };
+                int timeout_ms = -1;
+                ssize_t k;
+
+                if (nl) {
+                        struct json_object *o;
+
+                        *nl = 0;
+                        o = json_tokener_parse(c->buf);
+                        memmove(c->buf, nl + 1, c->n - (size_t) (nl - c->buf) - 1);
+                        c->n -= (size_t) (nl - c->buf) + 1;
+                        if (!o)
+                                return -EBADMSG;
+                        *ret = o;
+                        return 0;
+                }
+                if (c->n >= sizeof(c->buf))
+                        return -EBADMSG;
+                if (c->deadline != USEC_INFINITY) {
+                        usec_t t = now(CLOCK_MONOTONIC);
+
+                        if (t >= c->deadline)
+                                return -ETIMEDOUT;
+                        timeout_ms = (int) MIN((c->deadline - t + 999) / 1000, (usec_t) 1 << 30);
+                }
+                k = poll(&p, 1, timeout_ms);
+                if (k < 0 && errno != EINTR)
+                        return -errno;
+                if (k <= 0)
+                        continue;
+                k = recv(c->fd, c->buf + c->n, sizeof(c->buf) - c->n, 0);
+                if (k < 0 && errno != EINTR)
+                        return -errno;
+                if (k == 0)
+                        return -ECONNRESET;
+                if (k > 0)
+                        c->n += (size_t) k;
+        }
+}
+
+static const char *jstr(struct json_object *o, const char *key) {
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string)
+                       ? json_object_get_string(v)
+                       : NULL;
+}
+
+static double jnum(struct json_object *o, const char *key) {
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
+}
+
+static bool jbool(struct json_object *o, const char *key) {
+        struct json_object *v;
+
+        return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static bool is_reply(struct json_object *o) {
+        const char *t = jstr(o, "type");
+
+        return t && strcmp(t, "reply") == 0;
+}
+
+/* One request, one reply (status, volumes). Returns 0 and the reply, or an exit code > 0. */
+static int simple_request(const char *path, usec_t timeout, const char *command,
+                          struct json_object **ret) {
+        Conn c = { .fd = -EBADF };
+        struct json_object *req = json_object_new_object(), *o = NULL;
+        int r;
+
+        if (!req)
+                return EXIT_DAEMON;
+        json_object_object_add(req, "command", json_object_new_string(command));
+        r = conn_open(&c, path, timeout);
+        if (r < 0) {
+                json_object_put(req);
+                log_error_errno(r, "Failed to connect to storpulsed at %s: %m (is it running?)",
+                                path);
+                return EXIT_DAEMON;
+        }
+        r = conn_send(&c, req);
+        json_object_put(req);
+        while (r >= 0) {
+                r = conn_recv(&c, &o);
+                if (r < 0 || is_reply(o))
+                        break;
+                json_object_put(o);
+                o = NULL;
+        }
+        safe_close(c.fd);
+        if (r < 0) {
+                log_error_errno(r, "No answer from storpulsed: %m");
+                return EXIT_DAEMON;
+        }
+        if (!jbool(o, "ok")) {
+                log_error("storpulsed refused: %s", jstr(o, "error") ?: "unknown error");
+                json_object_put(o);
+                return EXIT_DAEMON;
+        }
+        *ret = o;
+        return 0;
+}
+
+typedef struct Options {
+        bool json, no_wait, daemon;
+        const char *socket, *profile;
+        usec_t timeout;
+} Options;
+
+/* 0 go on, 1 help shown, -EINVAL usage error. */
+static int parse_common(int argc, char **argv, Options *o, const char *usage) {
+        enum { ARG_JSON = 0x100, ARG_SOCKET, ARG_TIMEOUT, ARG_PROFILE, ARG_NO_WAIT, ARG_DAEMON };
+        static const struct option options[] = {
+                { "help", no_argument, NULL, 'h' },
+                { "json", no_argument, NULL, ARG_JSON },
+                { "socket", required_argument, NULL, ARG_SOCKET },
+                { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                { "profile", required_argument, NULL, ARG_PROFILE },
+                { "no-wait", no_argument, NULL, ARG_NO_WAIT },
+                { "daemon", no_argument, NULL, ARG_DAEMON },
+                {},
+        };
+        int opt;
+
+        optind = 0;
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (opt) {
+                case 'h':
+                        printf("%s", usage);
+                        return 1;
+                case ARG_JSON:
+                        o->json = true;
+                        break;
+                case ARG_SOCKET:
+                        o->socket = optarg;
+                        break;
+                case ARG_TIMEOUT:
+                        if (parse_sec(optarg, &o->timeout) < 0 || o->timeout == 0) {
+                                log_error("Invalid --timeout '%s'.", optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case ARG_PROFILE:
+                        o->profile = optarg;
+                        break;
+                case ARG_NO_WAIT:
+                        o->no_wait = true;
+                        break;
+                case ARG_DAEMON:
+                        o->daemon = true;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        return 0;
+}
+
+static void format_time_usec(uint64_t usec, char *buf, size_t size) {
+        time_t t = (time_t) (usec / USEC_PER_SEC);
+        struct tm tm;
+
+        if (usec == 0 || !localtime_r(&t, &tm))
+                (void) snprintf(buf, size, "-");
+        else
+                (void) strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+int ctl_status_main(int argc, char **argv) {
+        static const char usage[] =
+                "Usage: storpulsectl status [--json] [--socket PATH] [--timeout SEC]\n\n"
+                "Ask the running storpulsed for its state: volumes, problems, the next probe,\n"
+                "stalled volumes and the most recent events.\n"
+                "Exit status: 0 ok, 1 usage, 2 no daemon or no answer.\n";
+        Options o = { .timeout = 30 * USEC_PER_SEC };
+        struct json_object *reply = NULL, *ev, *st;
+        int r;
+
+        r = parse_common(argc, argv, &o, usage);
+        if (r != 0)
+                return r > 0 ? 0 : 1;
+        if (optind < argc || o.profile || o.no_wait || o.daemon) {
+                log_error("Usage error; see 'storpulsectl status --help'.");
+                return 1;
+        }
+        r = simple_request(socket_path(o.socket), o.timeout, "status", &reply);
+        if (r > 0)
+                return r;
+        if (o.json) {
+                printf("%s\n", json_object_to_json_string_ext(
+                                       reply, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+                json_object_put(reply);
+                return 0;
+        }
+        printf("storpulsed %s: %s\n", jstr(reply, "version") ?: "?", jstr(reply, "status") ?: "");
+        printf("  uptime %.0fs, %.0f probe runs done%s\n", jnum(reply, "uptime_seconds"),
+               jnum(reply, "runs"), jbool(reply, "running") ? ", one running" : "");
+        if (json_object_object_get_ex(reply, "stalled", &st) && json_object_array_length(st) > 0) {
+                printf("  stalled:");
+                for (size_t i = 0; i < json_object_array_length(st); i++)
+                        printf(" %s", json_object_get_string(json_object_array_get_idx(st, i)));
+                printf("\n");
+        }
+        if (jnum(reply, "helpers_left_behind") > 0)
+                printf("  probe helpers stuck in the kernel: %.0f\n",
+                       jnum(reply, "helpers_left_behind"));
+        if (json_object_object_get_ex(reply, "events", &ev) && json_object_array_length(ev) > 0) {
+                printf("\nRecent events:\n");
+                for (size_t i = 0; i < json_object_array_length(ev); i++) {
+                        struct json_object *e = json_object_array_get_idx(ev, i);
+                        char when[64];
+
+                        format_time_usec((uint64_t) jnum(e, "time_usec"), when, sizeof(when));
+                        printf("  %s %-20s %s\n", when, jstr(e, "event") ?: "?",
+                               jstr(e, "message") ?: "");
+                }
+        }
+        json_object_put(reply);
+        return 0;
+}
+
+static int ctl_daemon_volumes_main(int argc, char **argv) {
+        static const char usage[] =
+                "Usage: storpulsectl volumes --daemon [--json] [--socket PATH] [--timeout SEC]\n\n"
+                "Ask the running storpulsed for its volumes and their probe records (last\n"
+                "result, stalls, errors, skips by reason). Without --daemon, `volumes` reads\n"
+                "sysfs itself (see 'storpulsectl volumes --help').\n";
+        Options o = { .timeout = 30 * USEC_PER_SEC };
+        struct json_object *reply = NULL, *vols;
+        int r;
+
+        r = parse_common(argc, argv, &o, usage);
+        if (r != 0)
+                return r > 0 ? 0 : 1;
+        if (optind < argc || o.profile || o.no_wait) {
+                log_error("Usage error; see 'storpulsectl volumes --daemon --help'.");
+                return 1;
+        }
+        r = simple_request(socket_path(o.socket), o.timeout, "volumes", &reply);
+        if (r > 0)
+                return r;
+        if (!json_object_object_get_ex(reply, "volumes", &vols))
+                vols = NULL;
+        if (o.json) {
+                printf("%s\n", json_object_to_json_string_ext(
+                                       vols, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+                json_object_put(reply);
+                return 0;
+        }
+        printf("%-12s %-10s %-9s %-8s %6s %7s %-8s %12s %10s\n", "NAME", "KIND", "STATE",
+               "SELECTED", "PROBES", "STALLS", "LAST", "SEQ MB/s", "RAND IOPS");
+        for (size_t i = 0; vols && i < json_object_array_length(vols); i++) {
+                struct json_object *v = json_object_array_get_idx(vols, i), *p, *last, *ph, *x;
+                double seq = 0, iops = 0;
+                const char *lastst = "-";
+
+                if (!json_object_object_get_ex(v, "probe", &p) || !p)
+                        p = NULL;
+                if (p && json_object_object_get_ex(p, "last", &last) && last) {
+                        lastst = jstr(last, "state") ?: "-";
+                        if (jbool(p, "stalled"))
+                                lastst = "stalled";
+                        if (json_object_object_get_ex(last, "phases", &ph)) {
+                                if (json_object_object_get_ex(ph, "sequential", &x))
+                                        seq = jnum(x, "bytes_per_second") / 1e6;
+                                if (json_object_object_get_ex(ph, "random", &x))
+                                        iops = jnum(x, "iops");
+                        }
+                }
+                printf("%-12s %-10s %-9s %-8s %6.0f %7.0f %-8s %12.1f %10.0f\n",
+                       jstr(v, "name") ?: "?", jstr(v, "kind") ?: "?", jstr(v, "state") ?: "-",
+                       jbool(v, "selected") ? "yes" : "no", p ? jnum(p, "probes") : 0,
+                       p ? jnum(p, "stalls") : 0, lastst, seq, iops);
+        }
+        json_object_put(reply);
+        return 0;
+}
+
+static int ctl_daemon_probe_main(int argc, char **argv) {
+        static const char usage[] =
+                "Usage: storpulsectl probe --profile NAME [--json] [--no-wait] [--socket PATH]\n"
+                "                          [--timeout SEC] [VOLUME...]\n\n"
+                "Ask the running storpulsed to run probe profile NAME (quick, deep, light or one\n"
+                "from the configuration) over the named volumes (kernel names) or over its\n"
+                "configured selection, with its back-off, and wait for the result. Progress is\n"
+                "shown on a terminal; --json prints the daemon's reply lines as they come.\n"
+                "Without --profile, `probe DEVICE...` probes once by itself (see 'storpulsectl\n"
+                "probe --help').\n"
+                "Exit status: 0 all ok, 1 usage, 2 no daemon/refused/timeout, 3 errors or\n"
+                "stalls.\n";
+        Options o = { .timeout = USEC_INFINITY };
+        Conn c = { .fd = -EBADF };
+        struct json_object *req, *vols, *line = NULL;
+        bool tty = isatty(STDOUT_FILENO), progress_shown = false;
+        int r, code = 0;
+
+        r = parse_common(argc, argv, &o, usage);
+        if (r != 0)
+                return r > 0 ? 0 : 1;
+        if (!o.profile || o.daemon) {
+                log_error("Usage error; see 'storpulsectl probe --profile NAME --help'.");
+                return 1;
+        }
+        req = json_object_new_object();
+        vols = json_object_new_array();
+        if (!req || !vols) {
+                json_object_put(req);
+                json_object_put(vols);
+                return log_oom(), EXIT_DAEMON;
+        }
+        json_object_object_add(req, "command", json_object_new_string("probe"));
+        json_object_object_add(req, "profile", json_object_new_string(o.profile));
+        for (int i = optind; i < argc; i++) {
+                const char *n = argv[i];
+
+                if (strncmp(n, "/dev/", 5) == 0)
+                        n += 5;
+                json_object_array_add(vols, json_object_new_string(n));
+        }
+        json_object_object_add(req, "volumes", vols);
+        if (o.no_wait)
+                json_object_object_add(req, "wait", json_object_new_boolean(false));
+
+        r = conn_open(&c, socket_path(o.socket), o.timeout);
+        if (r < 0) {
+                json_object_put(req);
+                log_error_errno(r, "Failed to connect to storpulsed at %s: %m (is it running?)",
+                                socket_path(o.socket));
+                return EXIT_DAEMON;
+        }
+        r = conn_send(&c, req);
+        json_object_put(req);
+        while (r >= 0) {
+                const char *type;
+
+                r = conn_recv(&c, &line);
+                if (r < 0)
+                        break;
+                type = jstr(line, "type") ?: "";
+                if (o.json) {
+                        printf("%s\n",
+                               json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN));
+                        fflush(stdout);
+                } else if (strcmp(type, "progress") == 0) {
+                        if (tty) {
+                                printf("\r%-12s %-12s %3.0f%%", jstr(line, "volume") ?: "?",
+                                       jstr(line, "phase") ?: "?", jnum(line, "fraction") * 100);
+                                fflush(stdout);
+                                progress_shown = true;
+                        }
+                } else if (strcmp(type, "volume") == 0) {
+                        struct json_object *res, *ph, *x;
+                        double seq = 0, iops = 0;
+
+                        if (json_object_object_get_ex(line, "result", &res) &&
+                            json_object_object_get_ex(res, "phases", &ph)) {
+                                if (json_object_object_get_ex(ph, "sequential", &x))
+                                        seq = jnum(x, "bytes_per_second") / 1e6;
+                                if (json_object_object_get_ex(ph, "random", &x))
+                                        iops = jnum(x, "iops");
+                        }
+                        if (progress_shown)
+                                printf("\r%-40s\r", "");
+                        progress_shown = false;
+                        if (jstr(line, "reason"))
+                                printf("%-12s skipped (%s)\n", jstr(line, "volume") ?: "?",
+                                       jstr(line, "reason"));
+                        else
+                                printf("%-12s %-8s %10.1f MB/s %10.0f IOPS\n",
+                                       jstr(line, "volume") ?: "?", jstr(line, "verdict") ?: "?",
+                                       seq, iops);
+                        fflush(stdout);
+                }
+                if (strcmp(type, "reply") == 0) {
+                        if (!jbool(line, "ok")) {
+                                if (!o.json)
+                                        log_error("storpulsed: %s",
+                                                  jstr(line, "error") ?: "unknown error");
+                                code = EXIT_DAEMON;
+                        } else if (jnum(line, "probed_error") > 0 || jnum(line, "stalled") > 0)
+                                code = EXIT_PROBE;
+                        else if (!o.json && !o.no_wait)
+                                printf("run %.0f (%s): %.0f volumes, %.0f ok, %.0f skipped in "
+                                       "%.1fs\n",
+                                       jnum(line, "run"), jstr(line, "profile") ?: "?",
+                                       jnum(line, "volumes"), jnum(line, "probed_ok"),
+                                       jnum(line, "skipped"), jnum(line, "duration_seconds"));
+                        else if (!o.json)
+                                printf("run %.0f queued\n", jnum(line, "run"));
+                        json_object_put(line);
+                        break;
+                }
+                json_object_put(line);
+                line = NULL;
+        }
+        safe_close(c.fd);
+        if (r < 0) {
+                log_error_errno(r, "Lost storpulsed while waiting for the probe: %m");
+                return EXIT_DAEMON;
+        }
+        return code;
+}
+
+static bool has_arg(int argc, char **argv, const char *opt) {
+        size_t n = strlen(opt);
+
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--") == 0)
+                        return false;
+                if (strncmp(argv[i], opt, n) == 0 && (argv[i][n] == 0 || argv[i][n] == '='))
+                        return true;
+        }
+        return false;
+}
+
+int ctl_daemon_route(int argc, char **argv) {
+        if (argc < 1)
+                return -1;
+        if (strcmp(argv[0], "probe") == 0 && has_arg(argc, argv, "--profile"))
+                return ctl_daemon_probe_main(argc, argv);
+        if (strcmp(argv[0], "volumes") == 0 && has_arg(argc, argv, "--daemon"))
+                return ctl_daemon_volumes_main(argc, argv);
+        return -1;
+}
