@@ -149,21 +149,32 @@ static int split_number(const char *s, double *ret_value, const char **ret_suffi
         return 0;
 }
 
+/* "", "B", or one of K M G T P E followed by nothing, "B" or "iB", all case-insensitive: the
+ * spellings fio's size options take ("64m", "64M", "64MB", "64MiB"), all powers of 1024 (fio's
+ * default kb_base=1024 reads K/KB as 1024; unlike fio, "KiB" is 1024 here too, as its name says).
+ */
+static int size_factor(const char *suffix, size_t n, uint64_t *ret) {
+        static const char prefixes[] = "KMGTPE";
+        const char *p;
+
+        if (n == 0 || (n == 1 && (suffix[0] == 'B' || suffix[0] == 'b'))) {
+                *ret = 1;
+                return 0;
+        }
+        p = strchr(prefixes, toupper((unsigned char) suffix[0]));
+        if (!p || suffix[0] == 0)
+                return -EINVAL;
+        if (!(n == 1 || (n == 2 && strchr("Bb", suffix[1])) ||
+              (n == 3 && strchr("Ii", suffix[1]) && strchr("Bb", suffix[2]))))
+                return -EINVAL;
+        *ret = 1ULL << (10 * (unsigned) (p - prefixes + 1));
+        return 0;
+}
+
 int parse_size(const char *s, uint64_t *ret) {
-        static const struct {
-                const char *suffix;
-                uint64_t factor;
-        } table[] = {
-                { "", 1 },           { "B", 1 },
-                { "K", 1ULL << 10 }, { "KiB", 1ULL << 10 },
-                { "M", 1ULL << 20 }, { "MiB", 1ULL << 20 },
-                { "G", 1ULL << 30 }, { "GiB", 1ULL << 30 },
-                { "T", 1ULL << 40 }, { "TiB", 1ULL << 40 },
-                { "P", 1ULL << 50 }, { "PiB", 1ULL << 50 },
-        };
         const char *suffix;
-        char buf[8];
-        double v;
+        uint64_t factor;
+        double v, x;
         size_t n;
         int r;
 
@@ -175,27 +186,25 @@ int parse_size(const char *s, uint64_t *ret) {
         n = strlen(suffix);
         while (n > 0 && isspace((unsigned char) suffix[n - 1]))
                 n--;
-        if (n >= sizeof(buf))
+        r = size_factor(suffix, n, &factor);
+        if (r < 0)
+                return r;
+        x = v * (double) factor;
+        if (x >= 18446744073709551616.0)
+                return -ERANGE;
+        if (factor == 1 && x != floor(x))
                 return -EINVAL;
-        memcpy(buf, suffix, n);
-        buf[n] = 0;
-        if (buf[0] == 'k')
-                buf[0] = 'K';
+        *ret = (uint64_t) x;
+        return 0;
+}
 
-        for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-                double x;
-
-                if (strcmp(buf, table[i].suffix) != 0)
-                        continue;
-                x = v * (double) table[i].factor;
-                if (x >= 18446744073709551616.0)
-                        return -ERANGE;
-                if (table[i].factor == 1 && x != floor(x))
+int parse_u64_strict(const char *s, uint64_t *ret) {
+        if (!s || !*s)
+                return -EINVAL;
+        for (const char *p = s; *p; p++)
+                if (!isdigit((unsigned char) *p))
                         return -EINVAL;
-                *ret = (uint64_t) x;
-                return 0;
-        }
-        return -EINVAL;
+        return safe_atou64(s, ret);
 }
 
 int parse_sec(const char *s, uint64_t *ret_usec) {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ctl/ctl.h"
+#include "basic/format-util.h"
 #include "basic/parse-util.h"
 #include "probe/probe-runner.h"
 
@@ -45,6 +46,7 @@ typedef struct ProbeCli {
         bool header_printed;
         const char *current;
         ProcessReaper *reaper;
+        int sysfs_fd; /* /sys, for a regular file's backing device block size; -EBADF if none */
 } ProbeCli;
 
 static int rank(int code) {
@@ -336,21 +338,6 @@ static void format_ns(char *buf, size_t size, nsec_t ns) {
                 (void) snprintf(buf, size, "%.2fs", (double) ns / 1e9);
 }
 
-static void format_bytes(char *buf, size_t size, uint64_t b) {
-        static const char suffix[] = "BKMGTPE";
-        double v = (double) b;
-        unsigned i = 0;
-
-        while (v >= 1024 && i + 1 < sizeof(suffix) - 1) {
-                v /= 1024;
-                i++;
-        }
-        if (i == 0)
-                (void) snprintf(buf, size, "%" PRIu64 "B", b);
-        else
-                (void) snprintf(buf, size, "%.1f%c", v, suffix[i]);
-}
-
 static double cpu_seconds(const ProbeResult *r) {
         return (double) (r->cpu_user_usec + r->cpu_sys_usec) / 1e6;
 }
@@ -521,7 +508,7 @@ static int probe_one(ProbeCli *cli, const char *path) {
                 return EXIT_UNUSABLE;
         }
         cli->current = path;
-        r = probe_runner_run(cli->reaper, path, &cli->params, AT_FDCWD, progress_cb, cli, o);
+        r = probe_runner_run(cli->reaper, path, &cli->params, cli->sysfs_fd, progress_cb, cli, o);
         progress_clear(cli);
         if (r < 0) {
                 fprintf(stderr, "storpulsectl probe: %s: cannot start probe: %s\n", path,
@@ -656,6 +643,7 @@ int ctl_probe_main(int argc, char **argv) {
         ProbeCli cli = {
                 .params = PROBE_PARAMS_DEFAULT,
                 .progress = isatty(STDERR_FILENO) > 0,
+                .sysfs_fd = -EBADF,
         };
         ProbeParam badp = _PROBE_PARAM_INVALID;
         int r, code = EXIT_OK;
@@ -676,9 +664,14 @@ int ctl_probe_main(int argc, char **argv) {
                 fprintf(stderr, "storpulsectl probe: %s\n", strerror(-r));
                 return EXIT_UNUSABLE;
         }
+        /* Without /sys (a container) a file's block size falls back to st_blksize. */
+        cli.sysfs_fd = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (cli.sysfs_fd < 0)
+                cli.sysfs_fd = -EBADF;
         for (int i = optind; i < argc; i++)
                 code = worse(code, probe_one(&cli, argv[i]));
         report_left_behind(cli.reaper);
         cli.reaper = process_reaper_free(cli.reaper);
+        cli.sysfs_fd = safe_close(cli.sysfs_fd);
         return code;
 }

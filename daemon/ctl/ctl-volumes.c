@@ -34,26 +34,10 @@
 #include "model/controller.h"
 #include "ctl/ctl.h"
 #include "core/inventory.h"
+#include "basic/format-util.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "basic/sysfs.h"
-
-static void format_bytes(char *buf, size_t n, uint64_t bytes) {
-        static const char units[] = "KMGTPE";
-        double v = (double) bytes;
-        size_t u = 0;
-
-        if (bytes < 1024) {
-                (void) snprintf(buf, n, "%" PRIu64 "B", bytes);
-                return;
-        }
-        v /= 1024;
-        while (v >= 1024 && u + 1 < sizeof(units) - 1) {
-                v /= 1024;
-                u++;
-        }
-        (void) snprintf(buf, n, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
-}
 
 static void format_duration(char *buf, size_t n, uint64_t sec) {
         if (sec >= 86400)
@@ -106,10 +90,8 @@ static void print_sync_line(FILE *f, const char *indent, const Volume *v) {
         memset(bar, '=', fill);
         memset(bar + fill, '.', 20 - fill);
         bar[20] = 0;
-        if (s->speed_bytes_per_second > 0) {
-                format_bytes(speed, sizeof(speed) - 2, s->speed_bytes_per_second);
-                strcat(speed, "/s");
-        }
+        if (s->speed_bytes_per_second > 0)
+                format_bytes_per_second(speed, sizeof(speed), (double) s->speed_bytes_per_second);
         if (s->has_eta)
                 format_duration(eta, sizeof(eta), s->eta_seconds);
         fprintf(f, "%s  %-8s [%s] %5.1f%%  speed %s  eta %s\n", indent, s->action, bar,

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "basic/string-table.h"
 #include "model/controller-cli.h"
 #include "basic/macro.h"
 #include "basic/parse-util.h"
@@ -1087,15 +1088,4 @@ static const char *const volume_state_table[_CONTROLLER_VOLUME_STATE_MAX] = {
         [CONTROLLER_VOLUME_OFFLINE] = "offline",       [CONTROLLER_VOLUME_UNKNOWN] = "unknown",
 };
 
-const char *controller_volume_state_to_string(ControllerVolumeState s) {
-        return s >= 0 && s < _CONTROLLER_VOLUME_STATE_MAX ? volume_state_table[s] : NULL;
-}
-
-ControllerVolumeState controller_volume_state_from_string(const char *s) {
-        if (!s)
-                return _CONTROLLER_VOLUME_STATE_INVALID;
-        for (int i = 0; i < _CONTROLLER_VOLUME_STATE_MAX; i++)
-                if (strcmp(volume_state_table[i], s) == 0)
-                        return i;
-        return _CONTROLLER_VOLUME_STATE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(controller_volume_state, ControllerVolumeState, volume_state_table)

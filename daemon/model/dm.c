@@ -102,15 +102,6 @@ static int next_token(const char **p, char *buf, size_t n) {
         return 1;
 }
 
-static int parse_u64_strict(const char *s, uint64_t *ret) {
-        if (!*s)
-                return -EINVAL;
-        for (const char *p = s; *p; p++)
-                if (!isdigit((unsigned char) *p))
-                        return -EINVAL;
-        return safe_atou64(s, ret);
-}
-
 /* A number token; a token too long for any 64-bit number is -ERANGE if all digits. */
 static int next_u64(const char **p, uint64_t *ret) {
         char buf[32];

@@ -89,7 +89,7 @@ DEFINE_STRING_TABLE_LOOKUP(md_sync_completed_kind, MdSyncCompletedKind,
 DEFINE_STRING_TABLE_LOOKUP(md_speed_limit_source, MdSpeedLimitSource, md_speed_limit_source_table)
 
 const char *md_member_state_to_string(MdMemberState s) {
-        return s >= 0 && s < _MD_MEMBER_STATE_MAX ? md_member_state_table[s] : NULL;
+        return string_table_get(md_member_state_table, ELEMENTSOF(md_member_state_table), s);
 }
 
 MdMemberState md_member_state_from_string(const char *s) {
@@ -223,16 +223,6 @@ static int split2(const char *s, char sep, char *a, size_t na, char *b, size_t n
         if (r < 0)
                 return -EINVAL;
         return 0;
-}
-
-/* Strict decimal: digits only (safe_atou64 also accepts whitespace, which we stripped already). */
-static int parse_u64_strict(const char *s, uint64_t *ret) {
-        if (!*s)
-                return -EINVAL;
-        for (const char *p = s; *p; p++)
-                if (!isdigit((unsigned char) *p))
-                        return -EINVAL;
-        return safe_atou64(s, ret);
 }
 
 int md_parse_sync_completed(const char *s, MdSyncCompleted *ret) {

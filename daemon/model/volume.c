@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/string-table.h"
 #include "model/dm.h"
 #include "model/md.h"
 #include "basic/sysfs.h"
@@ -19,20 +20,7 @@ static const char *const volume_kind_table[_VOLUME_KIND_MAX] = {
         [VOLUME_DISK] = "disk", [VOLUME_PARTITION] = "partition",
 };
 
-const char *volume_kind_to_string(VolumeKind k) {
-        if (k < 0 || k >= _VOLUME_KIND_MAX)
-                return NULL;
-        return volume_kind_table[k];
-}
-
-VolumeKind volume_kind_from_string(const char *s) {
-        if (!s)
-                return _VOLUME_KIND_INVALID;
-        for (size_t i = 0; i < _VOLUME_KIND_MAX; i++)
-                if (strcmp(s, volume_kind_table[i]) == 0)
-                        return (VolumeKind) i;
-        return _VOLUME_KIND_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(volume_kind, VolumeKind, volume_kind_table)
 
 static const char *const volume_health_table[_VOLUME_HEALTH_MAX] = {
         [VOLUME_HEALTH_OK] = "ok",
@@ -41,20 +29,7 @@ static const char *const volume_health_table[_VOLUME_HEALTH_MAX] = {
         [VOLUME_HEALTH_UNKNOWN] = "unknown",
 };
 
-const char *volume_health_to_string(VolumeHealth h) {
-        if (h < 0 || h >= _VOLUME_HEALTH_MAX)
-                return NULL;
-        return volume_health_table[h];
-}
-
-VolumeHealth volume_health_from_string(const char *s) {
-        if (!s)
-                return _VOLUME_HEALTH_INVALID;
-        for (size_t i = 0; i < _VOLUME_HEALTH_MAX; i++)
-                if (strcmp(s, volume_health_table[i]) == 0)
-                        return (VolumeHealth) i;
-        return _VOLUME_HEALTH_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(volume_health, VolumeHealth, volume_health_table)
 
 int volume_new(const char *name, Volume **ret) {
         Volume *v;

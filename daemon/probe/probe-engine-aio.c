@@ -12,11 +12,6 @@
 
 #include "probe/probe-engine.h"
 
-static inline void *mfree(void *p) {
-        free(p);
-        return NULL;
-}
-
 typedef struct AioEngine {
         io_context_t ctx;
         bool ctx_ready;

@@ -66,8 +66,7 @@ typedef struct MsgHeader {
 
 typedef enum SysfsMode {
         SYSFS_NONE,
-        SYSFS_CWD, /* AT_FDCWD: relative to the (inherited) working directory */
-        SYSFS_FD,  /* the helper's fd HELPER_SYSFS_FD */
+        SYSFS_FD = 2, /* the helper's fd HELPER_SYSFS_FD (1 was "relative to the cwd": gone) */
 } SysfsMode;
 
 #define REQUEST_MAGIC 0x73707231U /* "spr1" */
@@ -241,9 +240,7 @@ int probe_runner_helper_main(int argc, char *argv[]) {
                         r == -EPROTO ? ": helper and caller are from different builds?" : "");
                 return 2;
         }
-        sysfs = req.sysfs == SYSFS_FD    ? HELPER_SYSFS_FD
-                : req.sysfs == SYSFS_CWD ? AT_FDCWD
-                                         : -EBADF;
+        sysfs = req.sysfs == SYSFS_FD ? HELPER_SYSFS_FD : -EBADF;
         if (req.params.idle_priority) {
                 /* Best effort: a daemon's background probe should yield to real work. */
                 (void) setpriority(PRIO_PROCESS, 0, 19);
@@ -337,7 +334,7 @@ int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParam
         memset(&req, 0, sizeof(req));
         req.magic = REQUEST_MAGIC;
         req.layout = LAYOUT;
-        req.sysfs = sysfs_dirfd >= 0 ? SYSFS_FD : sysfs_dirfd == AT_FDCWD ? SYSFS_CWD : SYSFS_NONE;
+        req.sysfs = sysfs_dirfd >= 0 ? SYSFS_FD : SYSFS_NONE;
         memcpy(&req.params, p, sizeof(req.params));
         /* The caller's padding bytes come along undefined; nobody reads them. */
         MARK_DEFINED(&req, sizeof(req));

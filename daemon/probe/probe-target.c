@@ -20,6 +20,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "basic/string-table.h"
 #include "basic/fileio.h"
 #include "basic/parse-util.h"
 #include "probe/probe-target.h"
@@ -29,20 +30,7 @@ static const char *const probe_target_kind_table[_PROBE_TARGET_KIND_MAX] = {
         [PROBE_TARGET_FILE] = "file",
 };
 
-const char *probe_target_kind_to_string(ProbeTargetKind k) {
-        if (k < 0 || k >= _PROBE_TARGET_KIND_MAX)
-                return NULL;
-        return probe_target_kind_table[k];
-}
-
-ProbeTargetKind probe_target_kind_from_string(const char *s) {
-        if (!s)
-                return _PROBE_TARGET_KIND_INVALID;
-        for (int i = 0; i < _PROBE_TARGET_KIND_MAX; i++)
-                if (strcmp(s, probe_target_kind_table[i]) == 0)
-                        return i;
-        return _PROBE_TARGET_KIND_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(probe_target_kind, ProbeTargetKind, probe_target_kind_table)
 
 int probe_target_check_mode(mode_t mode) {
         if (S_ISBLK(mode) || S_ISREG(mode))
@@ -101,7 +89,9 @@ static int file_backing_lbs(int sysfs_dirfd, dev_t dev, uint32_t *ret) {
         uint64_t v;
         int r;
 
-        if (sysfs_dirfd < 0 && sysfs_dirfd != AT_FDCWD)
+        /* Only a real directory fd: AT_FDCWD would read "dev/block/..." relative to whatever
+         * directory the caller happens to run in. */
+        if (sysfs_dirfd < 0)
                 return -EBADF;
         /* A whole disk has queue/ itself, a partition's queue/ is its parent's. */
         for (int i = 0; i < 2; i++) {

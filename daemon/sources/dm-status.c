@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/string-table.h"
 #include "sources/dm-status.h"
 #include "basic/fileio.h"
 #include "basic/macro.h"
@@ -28,20 +29,7 @@ static const char *const dm_query_table[_DM_QUERY_MAX] = {
         [DM_QUERY_TABLE] = "table",
 };
 
-const char *dm_query_to_string(DmQuery q) {
-        if (q < 0 || q >= _DM_QUERY_MAX)
-                return NULL;
-        return dm_query_table[q];
-}
-
-DmQuery dm_query_from_string(const char *s) {
-        if (!s)
-                return _DM_QUERY_INVALID;
-        for (size_t i = 0; i < _DM_QUERY_MAX; i++)
-                if (strcmp(s, dm_query_table[i]) == 0)
-                        return (DmQuery) i;
-        return _DM_QUERY_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(dm_query, DmQuery, dm_query_table)
 
 static bool dm_name_is_valid(const char *name) {
         return name && *name && name[0] != '.' && !strchr(name, '/') && strlen(name) < 128;

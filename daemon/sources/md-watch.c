@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "basic/string-table.h"
 #include "basic/fileio.h"
 #include "sources/md-watch.h"
 #include "basic/sysfs.h"
@@ -71,20 +72,7 @@ static const char *const md_watch_change_table[_MD_WATCH_CHANGE_MAX] = {
         [MD_WATCH_ARRAY_REMOVED] = "removed",
 };
 
-const char *md_watch_change_to_string(MdWatchChange c) {
-        if ((int) c < 0 || c >= _MD_WATCH_CHANGE_MAX)
-                return NULL;
-        return md_watch_change_table[c];
-}
-
-MdWatchChange md_watch_change_from_string(const char *s) {
-        if (!s)
-                return _MD_WATCH_CHANGE_INVALID;
-        for (int i = 0; i < _MD_WATCH_CHANGE_MAX; i++)
-                if (strcmp(md_watch_change_table[i], s) == 0)
-                        return (MdWatchChange) i;
-        return _MD_WATCH_CHANGE_INVALID;
-}
+DEFINE_STRING_TABLE_LOOKUP(md_watch_change, MdWatchChange, md_watch_change_table)
 
 static bool error_is_gone(int r) {
         return r == -ENOENT || r == -ENODEV || r == -ENXIO;

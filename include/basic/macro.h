@@ -51,6 +51,12 @@ static inline int negative_errno(void) {
                 _r_ < 0 ? negative_errno() : _r_;                                                  \
         })
 
+/* free(p) and return NULL, for "x = mfree(x);". */
+static inline void *mfree(void *p) {
+        free(p);
+        return NULL;
+}
+
 static inline void freep(void *p) {
         free(*(void **) p);
 }

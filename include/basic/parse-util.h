@@ -15,8 +15,13 @@ int safe_atoi(const char *s, int *ret);
 /* Decimal fraction like "12.5", independent of LC_NUMERIC. */
 int safe_atod(const char *s, double *ret);
 
-/* Size with optional binary suffix: "4096", "4K", "4k", "4KiB", "64M", "1G", "2T". Base 1024. */
+/* Size with optional binary suffix, case-insensitive, as fio's options are written: "4096",
+ * "4k", "4K", "4KB", "4KiB", "64m", "64MiB", "1G", "2T", "1.5K". Always base 1024. */
 int parse_size(const char *s, uint64_t *ret);
+
+/* Decimal digits only, nothing else (no whitespace, sign or suffix): for kernel fields that have
+ * already been split into tokens. */
+int parse_u64_strict(const char *s, uint64_t *ret);
 
 /* Duration: "10" (seconds), "500ms", "2s", "1.5s", "3min", "250us". Returns µs. */
 int parse_sec(const char *s, uint64_t *ret_usec);

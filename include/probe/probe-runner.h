@@ -51,8 +51,8 @@ typedef struct ProbeRunnerOutcome {
 typedef struct ProbeRunner ProbeRunner;
 
 /* Spawn the helper probing `path` with p (validated first: -EINVAL/-ERANGE, nothing spawned).
- * sysfs_dirfd as for probe_target_open() (a directory fd is passed on to the helper, AT_FDCWD
- * means the working directory, which the helper shares). progress (may be NULL) is called from
+ * sysfs_dirfd as for probe_target_open() (a directory fd is passed on to the helper; a negative
+ * one means none). progress (may be NULL) is called from
  * probe_runner_dispatch() for each progress report. A child killed later is handed to `reaper`,
  * which must outlive the runner. Returns 0 and a runner, or -errno (-ENOENT: no helper at
  * probe_runner_helper_path()). */

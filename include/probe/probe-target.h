@@ -48,9 +48,10 @@ typedef struct ProbeTarget {
  * (-EISDIR, -ENOTBLK, -ESPIPE, -ENXIO). Pure. */
 int probe_target_check_mode(mode_t mode) _const_;
 
-/* Open `path` read-only with O_DIRECT and describe it. sysfs_dirfd is an injected /sys (used only
- * to find a regular file's backing device block size when statx() has no STATX_DIOALIGN; pass
- * -EBADF to skip it and fall back to st_blksize). Returns 0 and a new ProbeTarget in *ret, or one
+/* Open `path` read-only with O_DIRECT and describe it. sysfs_dirfd is a directory fd of /sys (or
+ * an injected one; used only to find a regular file's backing device block size when statx() has
+ * no STATX_DIOALIGN); any negative value, AT_FDCWD included, skips it and falls back to
+ * st_blksize. Returns 0 and a new ProbeTarget in *ret, or one
  * of the refusals listed at the top (other -errno from open/ioctl pass through). */
 int probe_target_open(const char *path, int sysfs_dirfd, ProbeTarget **ret);
 

@@ -37,9 +37,14 @@ if [ -n "$child" ]; then
                 fd=/proc/$child/fd/$n
                 ((n <= 3)) && continue
                 t=$(readlink "$fd")
+                # fd 4: /sys, passed on purpose (a regular file's block-size fallback reads it,
+                # never the working directory)
+                ((n == 4)) && [ "$t" = /sys ] && continue
                 [ "$t" = "$(readlink -f "$dev")" ] || [[ $t == anon_inode:* ]] || other=1
         done
-        tap_ok $other "every other fd is the target or its AIO context"
+        tap_ok $other "every other fd is the target, its AIO context or /sys"
+        tap_ok "$([ "$(readlink "/proc/$child/fd/4")" = /sys ]; echo $?)" \
+                "fd 4 is /sys (the sysfs root for the block-size fallback, not the cwd)"
         diag < <(grep -E '^Sig(Blk|Ign)' "/proc/$ctl/status" | sed 's/^/CLI /')
         diag < <(grep -E '^Sig(Blk|Ign)' "/proc/$child/status" | sed 's/^/helper /')
         tap_ok "$(grep -q '^SigIgn:[[:space:]]*0*$' "/proc/$child/status"; echo $?)" \

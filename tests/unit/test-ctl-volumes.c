@@ -42,11 +42,6 @@ static int run(char **ret, const char *a1, const char *a2, const char *a3, const
         return rc;
 }
 
-static char *mfree_str(char *s) {
-        free(s);
-        return NULL;
-}
-
 static char *fixture(const char *name) {
         static char buf[4096];
         const char *e = getenv("STORPULSE_FIXTURES");
@@ -61,30 +56,30 @@ int main(void) {
         is_int(run(&out, "--root", fixture("md-raid1-recover"), NULL, NULL), 0, "recover: exit 0");
         ok(out && strstr(out, "md0 ") && strstr(out, "degraded"), "md0 degraded shown");
         ok(out && strstr(out, "recover  [==...") && strstr(out, "8.6%"), "progress bar, 8.6%%");
-        ok(out && strstr(out, "speed 3.7M/s") && strstr(out, "eta 1m03s"), "speed and eta");
+        ok(out && strstr(out, "speed 3.7MiB/s") && strstr(out, "eta 1m03s"), "speed and eta");
         ok(out && strstr(out, "|-vda") && strstr(out, "`-vdb") && strstr(out, "(spare)"),
            "members indented with their state");
         ok(out && strstr(out, "md0") < strstr(out, "vda"), "top-level first");
-        out = mfree_str(out);
+        out = mfree(out);
 
         is_int(run(&out, "--root", fixture("lvm-on-md"), NULL, NULL), 0, "lvm-on-md: exit 0");
         ok(out && strstr(out, "dm-0 (vgmd/data)") && strstr(out, "`-md0") && strstr(out, "  |-vda"),
            "LV -> md -> disks");
         ok(out && strstr(out, "problem below: md0, member vdb"), "problem attributed to md0/vdb");
-        out = mfree_str(out);
+        out = mfree(out);
 
         is_int(run(&out, "--root", fixture("lvm-raid1-syncing"), NULL, NULL), 0, "lvm: exit 0");
         ok(out && strstr(out, "resync") && strstr(out, "speed -  eta -"),
            "dm-raid: no speed/eta from one reading");
         ok(out && !strstr(out, "rimage"), "sub-LVs folded");
-        out = mfree_str(out);
+        out = mfree(out);
 
         is_int(run(&out, "--json", "--root", fixture("md-raid1-delayed"), NULL), 0, "json exit 0");
         j = out ? json_tokener_parse(out) : NULL;
         ok(j && json_object_is_type(j, json_type_array), "--json prints an array");
         is_int(j ? (long long) json_object_array_length(j) : -1, 8, "8 volumes");
         json_object_put(j);
-        out = mfree_str(out);
+        out = mfree(out);
 
         {
                 char path[8192];
@@ -96,19 +91,19 @@ int main(void) {
                 is_int(run(&out, "--root", fixture("megaraid-sas"), NULL, NULL), 0,
                        "megaraid with a (fake) storcli on PATH");
                 ok(out && strstr(out, "controller RAID1"), "RAID level from storcli");
-                out = mfree_str(out);
+                out = mfree(out);
                 is_int(run(&out, "--no-controller-cli", "--root", fixture("megaraid-sas"), NULL), 0,
                        "--no-controller-cli");
                 ok(out && !strstr(out, "RAID1"), "CLI not asked");
-                out = mfree_str(out);
+                out = mfree(out);
         }
 
         is_int(run(&out, "--root", "/nonexistent-root", NULL, NULL), 2, "missing root: exit 2");
-        out = mfree_str(out);
+        out = mfree(out);
         is_int(run(&out, "--bogus", NULL, NULL, NULL), 1, "unknown option: exit 1");
-        out = mfree_str(out);
+        out = mfree(out);
         is_int(run(&out, "extra", NULL, NULL, NULL), 1, "stray argument: exit 1");
-        out = mfree_str(out);
+        out = mfree(out);
         is_int(run(&out, "--help", NULL, NULL, NULL), 0, "--help: exit 0");
         ok(out && strstr(out, "--root DIR"), "help text");
         return tap_done();

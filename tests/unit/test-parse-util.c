@@ -3,6 +3,7 @@
 #include <locale.h>
 #include <stdint.h>
 
+#include "basic/format-util.h"
 #include "basic/parse-util.h"
 #include "tap.h"
 
@@ -65,11 +66,35 @@ static void test_size(void) {
                 int r;
                 uint64_t v;
         } t[] = {
-                { "4096", 0, 4096 },         { "4K", 0, 4096 },         { "4k", 0, 4096 },
-                { "4KiB", 0, 4096 },         { "64M", 0, 64ULL << 20 }, { "1G", 0, 1ULL << 30 },
-                { "1.5K", 0, 1536 },         { "2T", 0, 2ULL << 40 },   { "1.5", -EINVAL, 0 },
-                { "4X", -EINVAL, 0 },        { "", -EINVAL, 0 },        { "K", -EINVAL, 0 },
+                { "4096", 0, 4096 },
+                { "4K", 0, 4096 },
+                { "4k", 0, 4096 },
+                { "4KiB", 0, 4096 },
+                { "64M", 0, 64ULL << 20 },
+                { "1G", 0, 1ULL << 30 },
+                { "1.5K", 0, 1536 },
+                { "2T", 0, 2ULL << 40 },
+                { "1.5", -EINVAL, 0 },
+                { "4X", -EINVAL, 0 },
+                { "", -EINVAL, 0 },
+                { "K", -EINVAL, 0 },
                 { "99999999P", -ERANGE, 0 },
+                /* the spellings an admin copies from fio: all 64 MiB */
+                { "64m", 0, 64ULL << 20 },
+                { "64MB", 0, 64ULL << 20 },
+                { "64mb", 0, 64ULL << 20 },
+                { "64MiB", 0, 64ULL << 20 },
+                { "64mib", 0, 64ULL << 20 },
+                { "1g", 0, 1ULL << 30 },
+                { "4kb", 0, 4096 },
+                { "1E", 0, 1ULL << 60 },
+                { "512b", 0, 512 },
+                { "512B", 0, 512 },
+                { "64 M", -EINVAL, 0 },
+                { "64Mi", -EINVAL, 0 },
+                { "64MBB", -EINVAL, 0 },
+                { "64iB", -EINVAL, 0 },
+                { "16E", -ERANGE, 0 },
         };
         for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
                 uint64_t v = 0;
@@ -94,7 +119,47 @@ static void test_sec(void) {
         is_int(parse_sec("5 parsecs", &u), -EINVAL, "unknown unit rejected");
 }
 
+static void test_u64_strict(void) {
+        uint64_t v = 0;
+
+        is_int(parse_u64_strict("123", &v), 0, "strict: digits");
+        is_u64(v, 123, "strict: value");
+        is_int(parse_u64_strict("", &v), -EINVAL, "strict: empty");
+        is_int(parse_u64_strict(" 1", &v), -EINVAL, "strict: leading space");
+        is_int(parse_u64_strict("1\n", &v), -EINVAL, "strict: trailing newline");
+        is_int(parse_u64_strict("-1", &v), -EINVAL, "strict: sign");
+        is_int(parse_u64_strict("99999999999999999999", &v), -ERANGE, "strict: overflow");
+        is_int(parse_u64_strict(NULL, &v), -EINVAL, "strict: NULL");
+}
+
+static void test_format_bytes(void) {
+        static const struct {
+                uint64_t in;
+                const char *out;
+        } t[] = {
+                { 0, "0B" },
+                { 1023, "1023B" },
+                { 1024, "1.0KiB" },
+                { 1536, "1.5KiB" },
+                { 64ULL << 20, "64.0MiB" },
+                { (1ULL << 30) - 1, "1.0GiB" }, /* never "1024.0MiB" */
+                { 1000204886016ULL, "931.5GiB" },
+                { UINT64_MAX, "16.0EiB" },
+        };
+        char buf[FORMAT_BYTES_MAX];
+
+        for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+                is_str(format_bytes(buf, sizeof(buf), t[i].in), t[i].out, "format_bytes(%llu)",
+                       (unsigned long long) t[i].in);
+        is_str(format_bytes_per_second(buf, sizeof(buf), 123.0 * 1048576), "123.0MiB/s",
+               "rate in MiB/s");
+        is_str(format_bytes_per_second(buf, sizeof(buf), -1), "0B/s", "negative rate is 0");
+        is_str(format_bytes_per_second(buf, sizeof(buf), 1e30), "15.6EiB/s", "huge rate clamped");
+}
+
 int main(void) {
+        test_u64_strict();
+        test_format_bytes();
         test_atou64();
         test_atoi();
         test_atod();

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -63,6 +64,48 @@ static void test_unreadable(const char *path) {
 }
 
 /* tap_skip_all() prints the skip plan; exit 0, since meson's TAP protocol counts 77 as an error. */
+/* A fake sysfs in the working directory claiming a 1 MiB logical block size for the file's
+ * backing device: probe_target_open(AT_FDCWD) must not read it (AT_FDCWD is "no sysfs", never
+ * "relative to wherever the caller runs"). 0 when it was left alone. */
+static int check_no_cwd_sysfs(const char *dir, const char *file) {
+        _cleanup_close_ int here = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ProbeTarget *t = NULL;
+        char q[512];
+        struct stat st;
+        uint32_t lbs;
+        FILE *f;
+        int r;
+
+        if (here < 0 || stat(file, &st) < 0)
+                return -errno;
+        (void) snprintf(q, sizeof(q), "%s/dev", dir);
+        (void) mkdir(q, 0755);
+        (void) snprintf(q, sizeof(q), "%s/dev/block", dir);
+        (void) mkdir(q, 0755);
+        (void) snprintf(q, sizeof(q), "%s/dev/block/%u:%u", dir, major(st.st_dev),
+                        minor(st.st_dev));
+        (void) mkdir(q, 0755);
+        (void) snprintf(q, sizeof(q), "%s/dev/block/%u:%u/queue", dir, major(st.st_dev),
+                        minor(st.st_dev));
+        (void) mkdir(q, 0755);
+        (void) snprintf(q, sizeof(q), "%s/dev/block/%u:%u/queue/logical_block_size", dir,
+                        major(st.st_dev), minor(st.st_dev));
+        f = fopen(q, "we");
+        if (!f)
+                return -errno;
+        fputs("1048576\n", f);
+        fclose(f);
+        if (chdir(dir) < 0)
+                return -errno;
+        r = probe_target_open(file, AT_FDCWD, &t);
+        (void) fchdir(here);
+        if (r < 0)
+                return r;
+        lbs = t->info.logical_block_size;
+        t = probe_target_free(t);
+        return lbs == 1048576 ? -EBADE : 0;
+}
+
 static int skip_all(const char *reason) {
         (void) tap_skip_all(reason);
         return 0;
@@ -110,8 +153,14 @@ int main(void) {
         t = probe_target_free(t);
 
         (void) snprintf(p, sizeof(p), "%s/data", dir);
-        is_int(probe_target_open(p, AT_FDCWD, &t), 0, "regular file opens with a sysfs root");
-        t = probe_target_free(t);
+        {
+                _cleanup_close_ int sys = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                ok(sys >= 0, "open /sys");
+                is_int(probe_target_open(p, sys, &t), 0, "regular file opens with /sys as root");
+                t = probe_target_free(t);
+        }
+        is_int(check_no_cwd_sysfs(dir, p), 0, "AT_FDCWD: no sysfs read relative to the cwd");
 
         (void) snprintf(p, sizeof(p), "%s/missing", dir);
         is_int(open_expect(p), -ENOENT, "nonexistent: -ENOENT");
