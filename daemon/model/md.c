@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -557,10 +558,114 @@ static MdArray *new0_md_array(void) {
         return a;
 }
 
+/* The parsers of the attributes that are more than a plain number. Each fills its field(s) from
+ * the attribute's text and leaves them at new0_md_array()'s unset values when the text is
+ * garbage: one bad attribute never costs the others. */
+static void attr_level(const char *s, MdArray *a) {
+        if (md_parse_level(s, &a->level) < 0)
+                a->level = _MD_LEVEL_INVALID;
+}
+
+static void attr_raid_disks(const char *s, MdArray *a) {
+        if (md_parse_new_old(s, &a->raid_disks, &a->raid_disks_old) < 0)
+                a->raid_disks = a->raid_disks_old = MD_UNSET;
+}
+
+static void attr_array_state(const char *s, MdArray *a) {
+        if (md_parse_array_state(s, &a->array_state) < 0)
+                a->array_state = _MD_ARRAY_STATE_INVALID;
+}
+
+static void attr_sync_action(const char *s, MdArray *a) {
+        if (md_parse_sync_action(s, &a->sync_action) < 0)
+                a->sync_action = _MD_SYNC_ACTION_INVALID;
+}
+
+static void attr_last_sync_action(const char *s, MdArray *a) {
+        if (md_parse_sync_action(s, &a->last_sync_action) < 0)
+                a->last_sync_action = _MD_SYNC_ACTION_INVALID;
+}
+
+static void attr_sync_completed(const char *s, MdArray *a) {
+        if (md_parse_sync_completed(s, &a->sync_completed) < 0)
+                a->sync_completed = (MdSyncCompleted){ .kind = _MD_SYNC_COMPLETED_KIND_INVALID };
+}
+
+static void attr_sync_speed_min(const char *s, MdArray *a) {
+        if (md_parse_speed_limit(s, &a->sync_speed_min) < 0)
+                a->sync_speed_min = (MdSpeedLimit){ MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID };
+}
+
+static void attr_sync_speed_max(const char *s, MdArray *a) {
+        if (md_parse_speed_limit(s, &a->sync_speed_max) < 0)
+                a->sync_speed_max = (MdSpeedLimit){ MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID };
+}
+
+static void attr_chunk_size(const char *s, MdArray *a) {
+        if (md_parse_new_old(s, &a->chunk_size_bytes, &a->chunk_size_old_bytes) < 0)
+                a->chunk_size_bytes = a->chunk_size_old_bytes = MD_UNSET;
+}
+
+typedef enum MdAttrKind {
+        MD_ATTR_U64,    /* a plain number (or "none") into a uint64_t field */
+        MD_ATTR_PARSED, /* text handed to .parse, then dropped */
+        MD_ATTR_KEPT,   /* text kept in a char * field, and handed to .parse if there is one */
+} MdAttrKind;
+
+typedef struct MdAttr {
+        const char *name;
+        MdAttrKind kind;
+        size_t offset; /* of the uint64_t (U64) or char * (KEPT) field in MdArray */
+        void (*parse)(const char *s, MdArray *a);
+} MdAttr;
+
+#define MD_U64(n, field)                                                                           \
+        { n, MD_ATTR_U64, offsetof(MdArray, field), NULL }
+#define MD_PARSED(n, fn)                                                                           \
+        { n, MD_ATTR_PARSED, 0, fn }
+#define MD_KEPT(n, field, fn)                                                                      \
+        { n, MD_ATTR_KEPT, offsetof(MdArray, field), fn }
+
+/* Every attribute of /sys/block/mdX/md/ that md_array_load() reads (Documentation/admin-guide/
+ * md.rst). A missing one leaves its field unset; only -ENOMEM fails the load. */
+static const MdAttr md_attrs[] = {
+        MD_KEPT("level", level_raw, attr_level),
+        MD_PARSED("raid_disks", attr_raid_disks),
+        MD_KEPT("array_state", array_state_raw, attr_array_state),
+        MD_U64("degraded", degraded),
+        MD_KEPT("sync_action", sync_action_raw, attr_sync_action),
+        MD_PARSED("last_sync_action", attr_last_sync_action),
+        MD_PARSED("sync_completed", attr_sync_completed),
+        MD_U64("sync_speed", sync_speed_kib_per_sec),
+        MD_PARSED("sync_speed_min", attr_sync_speed_min),
+        MD_PARSED("sync_speed_max", attr_sync_speed_max),
+        MD_U64("mismatch_cnt", mismatch_cnt),
+        MD_PARSED("chunk_size", attr_chunk_size),
+        MD_U64("component_size", component_size_kib),
+        MD_U64("reshape_position", reshape_position_sectors),
+        MD_U64("resync_start", resync_start_sectors),
+        MD_KEPT("uuid", uuid, NULL),
+        MD_KEPT("metadata_version", metadata_version, NULL),
+};
+
+static int md_attr_load(int md_dir_fd, const MdAttr *at, MdArray *a) {
+        _cleanup_free_ char *s = NULL;
+        int r;
+
+        if (at->kind == MD_ATTR_U64)
+                return load_u64(md_dir_fd, at->name, (uint64_t *) ((uint8_t *) a + at->offset));
+        r = read_attr(md_dir_fd, at->name, &s);
+        if (r < 0 || !s)
+                return r;
+        if (at->parse)
+                at->parse(s, a);
+        if (at->kind == MD_ATTR_KEPT)
+                *(char **) ((uint8_t *) a + at->offset) = TAKE_PTR(s);
+        return 0;
+}
+
 int md_array_load(int md_dir_fd, MdArray **ret) {
         _cleanup_(md_array_freep) MdArray *a = NULL;
-        _cleanup_free_ char *raid_disks = NULL, *sync_completed = NULL, *speed_min = NULL,
-                            *speed_max = NULL, *chunk = NULL, *last_action = NULL;
         int r;
 
         if (md_dir_fd < 0)
@@ -569,90 +674,11 @@ int md_array_load(int md_dir_fd, MdArray **ret) {
         a = new0_md_array();
         if (!a)
                 return -ENOMEM;
-
-        /* Each attribute: missing/garbage leaves the field at its unset value from new0. */
-        r = read_attr(md_dir_fd, "level", &a->level_raw);
-        if (r < 0)
-                return r;
-        if (a->level_raw && md_parse_level(a->level_raw, &a->level) < 0)
-                a->level = _MD_LEVEL_INVALID;
-
-        r = read_attr(md_dir_fd, "raid_disks", &raid_disks);
-        if (r < 0)
-                return r;
-        if (raid_disks && md_parse_new_old(raid_disks, &a->raid_disks, &a->raid_disks_old) < 0)
-                a->raid_disks = a->raid_disks_old = MD_UNSET;
-
-        r = read_attr(md_dir_fd, "array_state", &a->array_state_raw);
-        if (r < 0)
-                return r;
-        if (a->array_state_raw && md_parse_array_state(a->array_state_raw, &a->array_state) < 0)
-                a->array_state = _MD_ARRAY_STATE_INVALID;
-
-        r = load_u64(md_dir_fd, "degraded", &a->degraded);
-        if (r < 0)
-                return r;
-
-        r = read_attr(md_dir_fd, "sync_action", &a->sync_action_raw);
-        if (r < 0)
-                return r;
-        if (a->sync_action_raw && md_parse_sync_action(a->sync_action_raw, &a->sync_action) < 0)
-                a->sync_action = _MD_SYNC_ACTION_INVALID;
-
-        r = read_attr(md_dir_fd, "last_sync_action", &last_action);
-        if (r < 0)
-                return r;
-        if (last_action && md_parse_sync_action(last_action, &a->last_sync_action) < 0)
-                a->last_sync_action = _MD_SYNC_ACTION_INVALID;
-
-        r = read_attr(md_dir_fd, "sync_completed", &sync_completed);
-        if (r < 0)
-                return r;
-        if (sync_completed && md_parse_sync_completed(sync_completed, &a->sync_completed) < 0)
-                a->sync_completed = (MdSyncCompleted){ .kind = _MD_SYNC_COMPLETED_KIND_INVALID };
-
-        r = load_u64(md_dir_fd, "sync_speed", &a->sync_speed_kib_per_sec);
-        if (r < 0)
-                return r;
-
-        r = read_attr(md_dir_fd, "sync_speed_min", &speed_min);
-        if (r < 0)
-                return r;
-        if (speed_min && md_parse_speed_limit(speed_min, &a->sync_speed_min) < 0)
-                a->sync_speed_min = (MdSpeedLimit){ MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID };
-
-        r = read_attr(md_dir_fd, "sync_speed_max", &speed_max);
-        if (r < 0)
-                return r;
-        if (speed_max && md_parse_speed_limit(speed_max, &a->sync_speed_max) < 0)
-                a->sync_speed_max = (MdSpeedLimit){ MD_UNSET, _MD_SPEED_LIMIT_SOURCE_INVALID };
-
-        r = load_u64(md_dir_fd, "mismatch_cnt", &a->mismatch_cnt);
-        if (r < 0)
-                return r;
-
-        r = read_attr(md_dir_fd, "chunk_size", &chunk);
-        if (r < 0)
-                return r;
-        if (chunk && md_parse_new_old(chunk, &a->chunk_size_bytes, &a->chunk_size_old_bytes) < 0)
-                a->chunk_size_bytes = a->chunk_size_old_bytes = MD_UNSET;
-
-        r = load_u64(md_dir_fd, "component_size", &a->component_size_kib);
-        if (r < 0)
-                return r;
-        r = load_u64(md_dir_fd, "reshape_position", &a->reshape_position_sectors);
-        if (r < 0)
-                return r;
-        r = load_u64(md_dir_fd, "resync_start", &a->resync_start_sectors);
-        if (r < 0)
-                return r;
-        r = read_attr(md_dir_fd, "uuid", &a->uuid);
-        if (r < 0)
-                return r;
-        r = read_attr(md_dir_fd, "metadata_version", &a->metadata_version);
-        if (r < 0)
-                return r;
-
+        for (size_t i = 0; i < ELEMENTSOF(md_attrs); i++) {
+                r = md_attr_load(md_dir_fd, &md_attrs[i], a);
+                if (r < 0)
+                        return r;
+        }
         r = md_members_load(md_dir_fd, a);
         if (r < 0)
                 return r;

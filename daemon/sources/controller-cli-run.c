@@ -24,10 +24,6 @@
 #include "sources/controller-cli-run.h"
 #include "basic/macro.h"
 
-static void list_donep(ControllerVolumeList *l) {
-        controller_volume_list_done(l);
-}
-
 /* Reads fd until EOF into a growing buffer (NUL-terminated), waiting in poll() until
  * deadline_usec. Returns 0, -ETIME, -EFBIG (more than max_output bytes), -ENOMEM or -errno. */
 static int read_output(int fd, usec_t deadline_usec, size_t max_output, char **ret,
@@ -134,36 +130,33 @@ int controller_cli_run(ProcessReaper *reaper, const char *path, char *const argv
         return 0;
 }
 
+typedef struct CliQuery CliQuery;
+static int query_storcli(const CliQuery *q, ControllerVolumeList *l);
+static int query_ssacli(const CliQuery *q, ControllerVolumeList *l);
+static int query_arcconf(const CliQuery *q, ControllerVolumeList *l);
+
+/* The CLIs we can read: their binary names (first found on $PATH wins) and how to ask them.
+ * Every other ControllerCli (storcli2, tw_cli, ...) is known but not read: -EOPNOTSUPP. */
+static const struct {
+        const char *const *names;
+        int (*query)(const CliQuery *q, ControllerVolumeList *l);
+} cli_readers[_CONTROLLER_CLI_MAX] = {
+        [CONTROLLER_CLI_STORCLI] = { (const char *const[]){ "storcli64", "storcli", "perccli64",
+                                                            "perccli", NULL },
+                                     query_storcli },
+        [CONTROLLER_CLI_SSACLI] = { (const char *const[]){ "ssacli", "hpssacli", "hpacucli", NULL },
+                                    query_ssacli },
+        [CONTROLLER_CLI_ARCCONF] = { (const char *const[]){ "arcconf", NULL }, query_arcconf },
+};
+
 int controller_cli_find(ControllerCli cli, const char *path_env, char **ret_path) {
-        static const char *const storcli[] = { "storcli64", "storcli", "perccli64", "perccli",
-                                               NULL };
-        static const char *const ssacli[] = { "ssacli", "hpssacli", "hpacucli", NULL };
-        static const char *const arcconf[] = { "arcconf", NULL };
         const char *const *names;
 
         if (!ret_path || cli < 0 || cli >= _CONTROLLER_CLI_MAX)
                 return -EINVAL;
-        switch (cli) {
-        case CONTROLLER_CLI_STORCLI:
-                names = storcli;
-                break;
-        case CONTROLLER_CLI_SSACLI:
-                names = ssacli;
-                break;
-        case CONTROLLER_CLI_ARCCONF:
-                names = arcconf;
-                break;
-        case CONTROLLER_CLI_NONE:
-        case CONTROLLER_CLI_STORCLI2:
-        case CONTROLLER_CLI_TW_CLI:
-        case CONTROLLER_CLI_CLI64:
-        case CONTROLLER_CLI_SAS3IRCU:
-        case CONTROLLER_CLI_IPRCONFIG:
+        names = cli_readers[cli].names;
+        if (!names)
                 return -EOPNOTSUPP;
-        case _CONTROLLER_CLI_MAX:
-        case _CONTROLLER_CLI_INVALID:
-                return -EINVAL;
-        }
         if (!path_env)
                 return -ENOENT;
 
@@ -195,12 +188,12 @@ int controller_cli_find(ControllerCli cli, const char *path_env, char **ret_path
 #define CLI_MAX_OUTPUT (16U * 1024U * 1024U)
 
 /* One query's fixed inputs: which binary, how to run it. */
-typedef struct CliQuery {
+struct CliQuery {
         ProcessReaper *reaper;
         char *bin;
         const char *path_env;
         usec_t timeout_usec;
-} CliQuery;
+};
 
 static int query_run(const CliQuery *q, char *const argv[], char **ret, size_t *ret_size) {
         return controller_cli_run(q->reaper, q->bin, argv, q->path_env, q->timeout_usec,
@@ -276,7 +269,7 @@ static int query_arcconf(const CliQuery *q, ControllerVolumeList *l) {
 
 int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *path_env,
                          usec_t timeout_usec, ControllerVolumeList *ret) {
-        _cleanup_(list_donep) ControllerVolumeList l = {};
+        _cleanup_(controller_volume_list_donep) ControllerVolumeList l = {};
         _cleanup_free_ char *bin = NULL;
         CliQuery q;
         int r;
@@ -290,27 +283,7 @@ int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *p
                 .reaper = reaper, .bin = bin, .path_env = path_env, .timeout_usec = timeout_usec
         };
 
-        switch (cli) {
-        case CONTROLLER_CLI_STORCLI:
-                r = query_storcli(&q, &l);
-                break;
-        case CONTROLLER_CLI_SSACLI:
-                r = query_ssacli(&q, &l);
-                break;
-        case CONTROLLER_CLI_ARCCONF:
-                r = query_arcconf(&q, &l);
-                break;
-        case CONTROLLER_CLI_NONE:
-        case CONTROLLER_CLI_STORCLI2:
-        case CONTROLLER_CLI_TW_CLI:
-        case CONTROLLER_CLI_CLI64:
-        case CONTROLLER_CLI_SAS3IRCU:
-        case CONTROLLER_CLI_IPRCONFIG:
-                return -EOPNOTSUPP;
-        case _CONTROLLER_CLI_MAX:
-        case _CONTROLLER_CLI_INVALID:
-                return -EINVAL;
-        }
+        r = cli_readers[cli].query(&q, &l); /* controller_cli_find() checked cli */
         if (r < 0)
                 return r;
 

@@ -67,6 +67,10 @@ typedef struct ControllerVolumeList {
 
 /* Free everything the list owns and reset it to empty. Accepts NULL and empty lists. */
 void controller_volume_list_done(ControllerVolumeList *l);
+/* For _cleanup_(controller_volume_list_donep). */
+static inline void controller_volume_list_donep(ControllerVolumeList *l) {
+        controller_volume_list_done(l);
+}
 
 /* storcli/perccli `/cALL/vALL show all J` (also `/cALL show all J`, whose "VD LIST"/"PD LIST"
  * rows give state, level, size and the rebuilding member, but no OS device name). Returns 0 with

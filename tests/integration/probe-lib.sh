@@ -97,6 +97,22 @@ bounded() { # bounded SECONDS COMMAND...
         timeout -k 5 "$s" "$@"
 }
 
+# wait_bounded PID WHAT: wait for the background PID, at most 60 s (a hang is a failure and is
+# killed); its exit status is left in $rc.
+wait_bounded() {
+        local pid=$1
+        for _ in $(seq 600); do
+                kill -0 "$pid" 2>/dev/null || break
+                sleep 0.1
+        done
+        if kill -0 "$pid" 2>/dev/null; then
+                tap_ok 1 "$2 ended within 60 s (it hung: killing it)"
+                kill -9 "$pid"
+        fi
+        wait "$pid"
+        rc=$?
+}
+
 # descendants PID: all processes below PID (a background shell function, `timeout`, the CLI, its
 # probing child...).
 descendants() {

@@ -29,16 +29,7 @@ pid=$!
 child=$(wait_probe_open "$pid" "$dev")
 tap_ok $? "probing child has $dev open (pid ${child:-none})"
 [ -n "$child" ] && kill -STOP "$child"
-for _ in $(seq 600); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
-        tap_ok 1 "CLI ended within 60 s despite the silent child (hung: killing it)"
-        kill -9 "$pid"
-fi
-wait "$pid"
-rc=$?
+wait_bounded "$pid" "the CLI (silent child)"
 diag <"$SCRATCH/err2"
 tap_ok $((rc != 3)) "silent child: exit 3 (got $rc)"
 check "silent child: JSON state stalled" json_true "$SCRATCH/out2" \
@@ -52,16 +43,7 @@ check "silent child: no longer running" test ! -d "/proc/$child" -o "$(awk '{pri
 pid=$!
 child=$(wait_probe_open "$pid" "$dev")
 [ -n "$child" ] && kill -KILL "$child"
-for _ in $(seq 600); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-done
-if kill -0 "$pid" 2>/dev/null; then
-        tap_ok 1 "CLI ended within 60 s after its child died (hung: killing it)"
-        kill -9 "$pid"
-fi
-wait "$pid"
-rc=$?
+wait_bounded "$pid" "the CLI (dead child)"
 diag <"$SCRATCH/err3"
 tap_ok $((rc != 2)) "dead child: exit 2 (got $rc)"
 check "dead child: stderr says so" grep -q "died without a result" "$SCRATCH/err3"

@@ -16,26 +16,9 @@
 #include "probe/probe-engine.h"
 #include "probe/probe-runner.h"
 #include "tap.h"
+#include "test-files.h"
 
 static ProcessReaper *reaper;
-
-static int write_random_file(const char *path, size_t size) {
-        _cleanup_close_ int fd = -EBADF, rnd = -EBADF;
-        char buf[65536];
-
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || rnd < 0)
-                return -errno;
-        while (size > 0) {
-                size_t n = MIN(size, sizeof(buf));
-
-                if (read(rnd, buf, n) != (ssize_t) n || write(fd, buf, n) != (ssize_t) n)
-                        return -EIO;
-                size -= n;
-        }
-        return fsync(fd) < 0 ? -errno : 0;
-}
 
 static unsigned progress_calls;
 static void on_progress(const ProbeProgress *p, void *userdata) {
@@ -206,7 +189,7 @@ int main(void) {
         if (!mkdtemp(dir))
                 return skip_all("cannot create a directory under /var/tmp");
         (void) snprintf(path, sizeof(path), "%s/data", dir);
-        is_int(write_random_file(path, 8 << 20), 0, "8 MiB of random data");
+        is_int(write_random_file(path, 8 << 20, 0644), 0, "8 MiB of random data");
 
         is_int(process_reaper_new(NULL, NULL, &reaper), 0, "a reaper for killed children");
         test_in_process_aio(path);

@@ -14,24 +14,7 @@
 
 #include "probe/probe-target.h"
 #include "tap.h"
-
-static int write_random_file(const char *path, size_t size, mode_t mode) {
-        _cleanup_close_ int fd = -EBADF, rnd = -EBADF;
-        char buf[4096];
-
-        fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-        rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        if (fd < 0 || rnd < 0)
-                return -errno;
-        while (size > 0) {
-                size_t n = MIN(size, sizeof(buf));
-
-                if (read(rnd, buf, n) != (ssize_t) n || write(fd, buf, n) != (ssize_t) n)
-                        return -EIO;
-                size -= n;
-        }
-        return 0;
-}
+#include "test-files.h"
 
 static int open_expect(const char *path) {
         ProbeTarget *t = (ProbeTarget *) 0x1;
