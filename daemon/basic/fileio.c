@@ -94,6 +94,25 @@ int read_fd_from_start(int fd, char **ret) {
         return 0;
 }
 
+/* fsync the directory holding path (relative to dir_fd), so a rename into it is durable. */
+static int fsync_parent_at(int dir_fd, const char *path) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *slash = strrchr(path, '/');
+
+        if (slash) {
+                dir = slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
+                if (!dir)
+                        return -ENOMEM;
+        }
+        fd = openat(dir_fd, dir ?: ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fsync(fd) < 0)
+                return -errno;
+        return 0;
+}
+
 int write_file_atomic_at(int dir_fd, const char *path, const void *data, size_t size) {
         _cleanup_free_ char *tmp = NULL;
         _cleanup_close_ int fd = -EBADF;
@@ -124,7 +143,7 @@ int write_file_atomic_at(int dir_fd, const char *path, const void *data, size_t 
                 r = -errno;
                 goto out_unlink;
         }
-        return 0;
+        return fsync_parent_at(dir_fd, path);
 
 out_unlink:
         (void) unlinkat(dir_fd, tmp, 0);

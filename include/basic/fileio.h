@@ -21,5 +21,9 @@ int read_one_line_at(int dir_fd, const char *path, char **ret);
  * attribute after POLLPRI. Trailing whitespace is stripped. */
 int read_fd_from_start(int fd, char **ret);
 
-/* Write `data` to `path` atomically: temp file in the same directory, fsync, rename. */
+/* Write `data` to `path` atomically and durably: a temp file "PATH.tmp.PID" in the same
+ * directory, fsync, rename over path, fsync the directory. A crash or SIGKILL at any moment
+ * leaves path with either its old or its new content (at worst a stale temp file beside it).
+ * An error after the rename (the directory fsync) is returned although path already has the new
+ * content. */
 int write_file_atomic_at(int dir_fd, const char *path, const void *data, size_t size);

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* Fail-slow peers: the HDFS limit against a hand calculation, a 4-member array with one member
+ * +20 ms (suspect after exactly k_slow runs, normal after m_normal), a two-member array falling
+ * back to the own baselines, passive await (with too few reads ignored), a flapping member that
+ * never reaches k_slow, and the error paths. */
+
+#include <math.h>
+#include <string.h>
+
+#include "analysis/peers.h"
+#include "tap.h"
+
+static void test_limit(void) {
+        const double v[] = { 1, 1.2, 0.9, 1.1, 30, NAN };
+        double med, mad, lim;
+
+        /* median 1.1; |dev| .1 .1 .2 0 28.9 -> median .1, scaled .14826; 3 x 1.1 = 3.3. */
+        lim = peers_limit(v, 6, 5, 3, 3, &med, &mad);
+        is_double(med, 1.1, 1e-9, "median over the finite values");
+        is_double(mad, 0.1 * BASELINE_MAD_SCALE, 1e-9, "scaled MAD");
+        is_double(lim, 5, 1e-12, "floor wins");
+        lim = peers_limit(v, 6, 0, 3, 3, NULL, NULL);
+        is_double(lim, 3.3, 1e-9, "3 x median wins without the floor");
+        const double w[] = { 10, 20, 30, 40, 50 }; /* median 30, MAD 10 x 1.4826 */
+        lim = peers_limit(w, 5, 0, 1, 3, NULL, NULL);
+        is_double(lim, 30 + 3 * 10 * BASELINE_MAD_SCALE, 1e-9, "median + 3 MAD wins");
+        ok(isnan(peers_limit(v + 5, 1, 5, 3, 3, NULL, NULL)), "no values: NAN");
+}
+
+static int feed4(PeerGroup *g, const PeerConfig *c, double slow_ms, PeerEvent *ev) {
+        const char *names[] = { "vdb", "vdc", "vdd", "vde" };
+        const double base[] = { 0.8, 1.0, 0.9, 1.1 };
+        PeerSample s[4];
+
+        for (int i = 0; i < 4; i++) {
+                peer_sample_init(&s[i], names[i]);
+                s[i].value_ms[PEER_SOURCE_PROBE] = base[i] + (i == 2 ? slow_ms : 0);
+        }
+        return peers_feed(g, c, s, 4, ev, 8);
+}
+
+static void test_four_members(void) {
+        PeerConfig c = PEER_CONFIG_DEFAULT;
+        PeerEvent ev[8];
+        PeerGroup g;
+        char buf[256];
+
+        peer_group_init(&g);
+        for (int i = 0; i < 10; i++)
+                is_int(feed4(&g, &c, 0, ev), 0, "healthy run %d: no event", i);
+        is_int(feed4(&g, &c, 20, ev), 0, "first slow run: not yet");
+        is_int(feed4(&g, &c, 20, ev), 1, "second slow run: SLOW");
+        is_int(ev[0].type, PEER_EVENT_SLOW, "slow event");
+        is_str(ev[0].member, "vdd", "the slow member named");
+        ok(!ev[0].by_own_baseline, "judged against the peers");
+        is_double(ev[0].reference_ms, 1.05, 1e-9, "peers' median (1.0 + 1.1) / 2");
+        is_str(peer_group_suspect(&g), "vdd", "group suspect");
+        peer_event_format(&ev[0], buf, sizeof(buf));
+        tap_diag("%s", buf);
+        ok(strstr(buf, "member vdd slow: probe latency 20.90 ms") == buf, "text: %s", buf);
+        ok(peer_group_find(&g, "vdb") && !peer_group_find(&g, "vdb")->suspect, "others fine");
+        is_int(feed4(&g, &c, 20, ev), 0, "still slow: no repeat");
+        is_int(feed4(&g, &c, 0, ev), 0, "normal 1");
+        is_int(feed4(&g, &c, 0, ev), 0, "normal 2");
+        is_int(feed4(&g, &c, 0, ev), 1, "normal 3: NORMAL");
+        is_int(ev[0].type, PEER_EVENT_NORMAL, "normal event");
+        ok(peer_group_suspect(&g) == NULL, "no suspect left");
+        /* +3 ms on a 1 ms member: 3.9 ms is under the 5 ms floor, not slow. */
+        for (int i = 0; i < 5; i++)
+                is_int(feed4(&g, &c, 3, ev), 0, "below the floor %d", i);
+}
+
+static void test_two_members(void) {
+        PeerConfig c = PEER_CONFIG_DEFAULT;
+        PeerSample s[2];
+        PeerEvent ev[4];
+        PeerGroup g;
+
+        peer_group_init(&g);
+        peer_sample_init(&s[0], "sda");
+        peer_sample_init(&s[1], "sdb");
+        s[0].value_ms[PEER_SOURCE_PROBE] = 0.5;
+        s[1].value_ms[PEER_SOURCE_PROBE] = 21;
+        /* No own baselines: nothing to compare with. */
+        is_int(peers_feed(&g, &c, s, 2, ev, 4), 0, "two members without baselines");
+        is_int(peers_feed(&g, &c, s, 2, ev, 4), 0, "still nothing");
+        ok(!peer_group_find(&g, "sdb") || peer_group_find(&g, "sdb")->judged == 0, "not judged");
+        for (int i = 0; i < 2; i++)
+                s[i].own[PEER_SOURCE_PROBE] =
+                        (BaselineStat){ .ready = true, .n = 32, .median = 0.5, .mad = 0.05 };
+        is_int(peers_feed(&g, &c, s, 2, ev, 4), 0, "first judged slow run");
+        is_int(peers_feed(&g, &c, s, 2, ev, 4), 1, "own baseline: SLOW");
+        is_str(ev[0].member, "sdb", "sdb named");
+        ok(ev[0].by_own_baseline, "by its own baseline");
+        is_double(ev[0].limit_ms, 5, 1e-9, "limit max(5, 1.5, 0.65)");
+}
+
+static void test_await(void) {
+        PeerConfig c = PEER_CONFIG_DEFAULT;
+        PeerSample s[3];
+        PeerEvent ev[6];
+        PeerGroup g;
+        const double aw[] = { 2, 2.5, 60 };
+
+        peer_group_init(&g);
+        for (int i = 0; i < 3; i++) {
+                peer_sample_init(&s[i], (const char *[]){ "sda", "sdb", "sdc" }[i]);
+                s[i].value_ms[PEER_SOURCE_AWAIT] = aw[i];
+                s[i].await_ios = 5;
+        }
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 0, "too few reads: ignored");
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 0, "ignored again");
+        ok(peer_group_find(&g, "sdc") == NULL || peer_group_find(&g, "sdc")->judged == 0,
+           "never judged");
+        for (int i = 0; i < 3; i++)
+                s[i].await_ios = 500;
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 0, "await slow 1");
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 1, "await slow 2: SLOW");
+        is_int(ev[0].source, PEER_SOURCE_AWAIT, "by passive await");
+        is_double(ev[0].limit_ms, 20, 1e-9, "await floor 20 ms");
+}
+
+static void test_flapping(void) {
+        PeerConfig c = PEER_CONFIG_DEFAULT;
+        PeerEvent ev[8];
+        PeerGroup g;
+        int flaps = 0, slows = 0;
+
+        peer_group_init(&g);
+        for (int i = 0; i < 12; i++) {
+                int n = feed4(&g, &c, i % 2 ? 20 : 0, ev);
+
+                for (int k = 0; k < n; k++) {
+                        flaps += ev[k].type == PEER_EVENT_FLAPPING;
+                        slows += ev[k].type == PEER_EVENT_SLOW;
+                        if (ev[k].type == PEER_EVENT_FLAPPING)
+                                is_int(i, 5, "flapping on the third slow stretch (run 5)");
+                }
+        }
+        is_int(flaps, 1, "flapping reported once");
+        is_int(slows, 0, "never suspect: no two slow runs in a row");
+        ok(peer_group_find(&g, "vdd")->flapping, "flapping flag");
+        /* 32 quiet runs later the history forgets the stretches. */
+        for (int i = 0; i < 32; i++)
+                (void) feed4(&g, &c, 0, ev);
+        ok(!peer_group_find(&g, "vdd")->flapping, "flapping clears");
+}
+
+static void test_errors(void) {
+        PeerConfig c = PEER_CONFIG_DEFAULT;
+        PeerSample s[PEERS_MAX + 1];
+        PeerEvent ev[1];
+        PeerGroup g, before;
+
+        is_int(peer_config_validate(&c), 0, "defaults valid");
+        c.k_slow = 0;
+        is_int(peer_config_validate(&c), -EINVAL, "k 0 invalid");
+        c = (PeerConfig) PEER_CONFIG_DEFAULT;
+        peer_group_init(&g);
+        for (size_t i = 0; i < ELEMENTSOF(s); i++)
+                peer_sample_init(&s[i], "x");
+        is_int(peers_feed(&g, &c, s, PEERS_MAX + 1, ev, 1), -E2BIG, "too many members");
+        is_int(peers_feed(NULL, &c, s, 1, ev, 1), -EINVAL, "NULL group");
+
+        /* Two members slow at once (5 members, 2 slow) but room for one event: -ENOBUFS,
+         * group unchanged. */
+        PeerSample u[5];
+        for (int i = 0; i < 5; i++) {
+                peer_sample_init(&u[i], (const char *[]){ "a", "b", "c", "d", "e" }[i]);
+                u[i].value_ms[PEER_SOURCE_PROBE] = i < 3 ? 1 : 50;
+        }
+        is_int(peers_feed(&g, &c, u, 5, ev, 1), 0, "first slow run");
+        before = g;
+        is_int(peers_feed(&g, &c, u, 5, ev, 1), -ENOBUFS, "two events, room for one");
+        ok(memcmp(&before, &g, sizeof(g)) == 0, "group unchanged on error");
+}
+
+int main(void) {
+        test_limit();
+        test_four_members();
+        test_two_members();
+        test_await();
+        test_flapping();
+        test_errors();
+        return tap_done();
+}
