@@ -40,12 +40,21 @@ else
 fi
 check "no sanitizer report" test -z "$(grep -E 'AddressSanitizer|runtime error' "$SCRATCH/err")"
 
-# After the last close the device is really gone.
+# After the last close the device is really gone. A loop device freed by the detach can be taken
+# at once by another test's `losetup -f` (meson runs tests in parallel): then it is no longer ours
+# and the re-probe checks are skipped, saying so.
 udevadm settle 2>/dev/null
-check "$dev detached after the probe closed it" test -z "$(losetup -n -O BACK-FILE "$dev" 2>/dev/null)"
-bounded 30 "$CTL" probe --no-progress --seq-bytes 1M --rand-count 10 "$dev" >/dev/null 2>"$SCRATCH/err2"
-rc=$?
-diag <"$SCRATCH/err2"
-tap_ok $((rc != 2)) "probing the detached $dev again: exit 2 (got $rc)"
-check "probing the detached device names it and the reason" grep -qE "$dev: .*(size 0|smaller)" "$SCRATCH/err2"
+back=$(losetup -n -O BACK-FILE "$dev" 2>/dev/null | sed 's/ *$//')
+if [ -n "$back" ] && [ "$back" != "$img" ] && [ "$back" != "$img (deleted)" ]; then
+        tap_ok 0 "$dev detached after the probe closed it # SKIP re-attached by another test to $back"
+        tap_ok 0 "probing the detached $dev again # SKIP device reused"
+        tap_ok 0 "probing the detached device names it and the reason # SKIP device reused"
+else
+        check "$dev detached after the probe closed it" test -z "$back"
+        bounded 30 "$CTL" probe --no-progress --seq-bytes 1M --rand-count 10 "$dev" >/dev/null 2>"$SCRATCH/err2"
+        rc=$?
+        diag <"$SCRATCH/err2"
+        tap_ok $((rc != 2)) "probing the detached $dev again: exit 2 (got $rc)"
+        check "probing the detached device names it and the reason" grep -qE "$dev: .*(size 0|smaller)" "$SCRATCH/err2"
+fi
 finish
