@@ -8,10 +8,11 @@ set -euo pipefail
 
 build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
             libsystemd-dev libudev-dev libmicrohttpd-dev libaio-dev libjson-c-dev libdevmapper-dev libinih-dev
+            zlib1g-dev libcrypt-dev
             util-linux)
 test_pkgs=(fio clang clang-format valgrind cppcheck libclang-rt-14-dev
            qemu-system-x86 busybox-static mdadm lvm2 kmod cpio e2fsprogs python3
-           systemd udev)
+           systemd udev prometheus prometheus-node-exporter chromium curl openssl)
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then

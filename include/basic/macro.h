@@ -15,6 +15,7 @@
 #define _pure_               __attribute__((pure))
 #define _const_              __attribute__((const))
 #define _printf_(a, b)       __attribute__((format(printf, a, b)))
+#define _sentinel_           __attribute__((sentinel))
 #define _noreturn_           __attribute__((noreturn))
 #define _warn_unused_result_ __attribute__((warn_unused_result))
 #define _likely_(x)          (__builtin_expect(!!(x), 1))
