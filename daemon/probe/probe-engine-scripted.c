@@ -50,9 +50,27 @@ static bool is_hang(const ScriptEngine *s, uint64_t submitted_nth) {
         return false;
 }
 
+static int script_reserve(void *userdata, unsigned max_depth, uint64_t max_buffer_bytes,
+                          uint32_t mem_align) {
+        ScriptEngine *s = userdata;
+
+        if (max_depth == 0 || max_buffer_bytes == 0)
+                return -EINVAL;
+        s->stats.reserves++;
+        s->stats.reserved_depth = max_depth;
+        s->stats.reserved_bytes = max_buffer_bytes;
+        return 0;
+}
+
 static int script_setup(void *userdata, int fd, unsigned depth, uint32_t max_io_bytes,
                         uint32_t mem_align) {
         ScriptEngine *s = userdata;
+
+        s->stats.setups++;
+        if (s->stats.reserves > 0 &&
+            (depth > s->stats.reserved_depth ||
+             depth * PROBE_ENGINE_SLOT_BYTES(max_io_bytes, mem_align) > s->stats.reserved_bytes))
+                s->stats.setups_beyond_reserve++;
 
         if (depth == 0 || max_io_bytes == 0)
                 return -EINVAL;
@@ -193,6 +211,7 @@ static void script_destroy(void *userdata) {
 
 static const ProbeEngineOps script_ops = {
         .name = "scripted",
+        .reserve = script_reserve,
         .setup = script_setup,
         .submit = script_submit,
         .getevents = script_getevents,

@@ -373,10 +373,53 @@ static int phase_run(Phase *ph) {
         return 0;
 }
 
+typedef struct PhasePlan {
+        uint32_t bs[_PROBE_PHASE_MAX];
+        unsigned depth[_PROBE_PHASE_MAX]; /* 0: the phase does not run */
+        unsigned max_depth;
+        uint64_t max_buffer_bytes;
+} PhasePlan;
+
+/* Block size and depth of each phase (block sizes clamped to the target), and the largest
+ * engine buffer any of them needs. */
+static void plan_phases(const ProbeParams *p, uint64_t size_bytes, uint32_t logical_block_size,
+                        uint32_t mem_align, PhasePlan *ret) {
+        uint32_t max_bs = (uint32_t) MIN((uint64_t) PROBE_BLOCK_SIZE_MAX,
+                                         size_bytes / logical_block_size * logical_block_size);
+
+        *ret = (PhasePlan){};
+        for (ProbePhase which = 0; which < _PROBE_PHASE_MAX; which++) {
+                switch (which) {
+                case PROBE_PHASE_SEQUENTIAL:
+                        if (p->seq_bytes == 0)
+                                continue;
+                        ret->bs[which] = MIN(p->seq_block_size, max_bs);
+                        ret->depth[which] = p->seq_queue_depth;
+                        break;
+                case PROBE_PHASE_RANDOM:
+                case PROBE_PHASE_RANDOM_DEEP:
+                        ret->depth[which] = which == PROBE_PHASE_RANDOM ? p->rand_queue_depth
+                                                                        : p->rand_deep_queue_depth;
+                        ret->bs[which] = MIN(p->rand_block_size, max_bs);
+                        break;
+                case _PROBE_PHASE_MAX:
+                case _PROBE_PHASE_INVALID:
+                        continue;
+                }
+                if (ret->depth[which] == 0)
+                        continue;
+                ret->max_depth = MAX(ret->max_depth, ret->depth[which]);
+                ret->max_buffer_bytes =
+                        MAX(ret->max_buffer_bytes,
+                            ret->depth[which] * PROBE_ENGINE_SLOT_BYTES(ret->bs[which], mem_align));
+        }
+}
+
 int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, uint32_t mem_align,
               int fd, const ProbeParams *p, probe_progress_t progress, void *userdata,
               ProbeResult *ret) {
         _cleanup_free_ ProbeResult *res = NULL;
+        PhasePlan plan;
         usec_t u0, s0, u1, s1;
         uint64_t rng;
         nsec_t start_ns, deadline_ns;
@@ -393,19 +436,26 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
         if (size_bytes < logical_block_size)
                 return -ENODATA;
 
+        plan_phases(p, size_bytes, logical_block_size, mem_align, &plan);
+
         res = calloc(1, sizeof(*res));
         if (!res)
                 return -ENOMEM;
+        /* One buffer and one io context for every phase: reserve the largest first (before
+         * the clock starts: mapping and touching the buffer is not the device's time). */
+        if (plan.max_depth > 0) {
+                r = probe_engine_reserve(e, plan.max_depth, plan.max_buffer_bytes, mem_align);
+                if (r < 0)
+                        return r;
+        }
         rng = p->seed;
         probe_engine_cpu_usec(e, &u0, &s0);
         start_ns = probe_engine_now_ns(e);
         deadline_ns = start_ns + p->timeout_usec * NSEC_PER_USEC;
 
         for (ProbePhase which = 0; which < _PROBE_PHASE_MAX; which++) {
-                uint32_t bs, max_bs = (uint32_t) MIN((uint64_t) PROBE_BLOCK_SIZE_MAX,
-                                                     size_bytes / logical_block_size *
-                                                             logical_block_size);
-                unsigned depth;
+                uint32_t bs = plan.bs[which];
+                unsigned depth = plan.depth[which];
                 Phase ph = {
                         .e = e,
                         .which = which,
@@ -417,28 +467,14 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
                         .max_errors = p->max_errors > 0 ? p->max_errors : PROBE_MAX_ERRORS_DEFAULT,
                 };
 
-                switch (which) {
-                case PROBE_PHASE_SEQUENTIAL:
-                        if (p->seq_bytes == 0)
-                                continue;
-                        bs = MIN(p->seq_block_size, max_bs);
-                        depth = p->seq_queue_depth;
+                if (depth == 0)
+                        continue;
+                if (which == PROBE_PHASE_SEQUENTIAL) {
                         ph.sequential = true;
                         ph.to_issue = (p->seq_bytes + bs - 1) / bs;
-                        break;
-                case PROBE_PHASE_RANDOM:
-                case PROBE_PHASE_RANDOM_DEEP:
-                        depth = which == PROBE_PHASE_RANDOM ? p->rand_queue_depth
-                                                            : p->rand_deep_queue_depth;
-                        if (depth == 0)
-                                continue;
-                        bs = MIN(p->rand_block_size, max_bs);
+                } else {
                         ph.to_issue = p->rand_count;
                         ph.stop_ns = p->rand_duration_usec * NSEC_PER_USEC;
-                        break;
-                case _PROBE_PHASE_MAX:
-                case _PROBE_PHASE_INVALID:
-                        continue;
                 }
                 ph.bs = bs;
                 ph.depth = depth;

@@ -18,6 +18,11 @@
 /* Upper bound of depth * max_io_bytes one engine allocates. */
 #define PROBE_ENGINE_MAX_BUFFER_BYTES ((uint64_t) 1 << 30)
 
+/* Bytes one slot of max_io_bytes occupies in an engine's buffer: rounded up to the buffer
+ * alignment (at least a page), so every slot starts aligned. depth slots need depth times this. */
+#define PROBE_ENGINE_SLOT_BYTES(max_io_bytes, mem_align)                                           \
+        ROUND_UP((uint64_t) (max_io_bytes), MAX((uint64_t) (mem_align), (uint64_t) 4096))
+
 typedef struct ProbeIo {
         uint64_t offset; /* bytes, aligned to the target's logical block size */
         uint32_t length; /* bytes, a multiple of the logical block size */
@@ -31,6 +36,11 @@ typedef struct ProbeCompletion {
 
 typedef struct ProbeEngineOps {
         const char *name;
+        /* Optional (NULL: none). Called once before the first setup() with the largest depth
+         * and the largest buffer (depth * PROBE_ENGINE_SLOT_BYTES) any later setup() asks for,
+         * so an engine allocates once and keeps its buffers and context across phases. */
+        int (*reserve)(void *userdata, unsigned max_depth, uint64_t max_buffer_bytes,
+                       uint32_t mem_align);
         /* Prepare depth slots of max_io_bytes each, buffers aligned to mem_align, reading fd.
          * Returns 0 or -errno (-E2BIG beyond PROBE_ENGINE_MAX_BUFFER_BYTES). Called before
          * anything else; may be called again (new depth/size) when nothing is in flight. */
@@ -57,19 +67,64 @@ typedef struct ProbeEngine {
         void *userdata;
 } ProbeEngine;
 
+/* How the kernel hands out transparent huge pages (kernel/mm/transparent_hugepage/enabled). */
+typedef enum ProbeThpMode {
+        PROBE_THP_ALWAYS,
+        PROBE_THP_MADVISE,
+        PROBE_THP_NEVER,
+        PROBE_THP_UNSUPPORTED, /* no such file: a kernel without THP */
+        _PROBE_THP_MODE_MAX,
+        _PROBE_THP_MODE_INVALID = -EINVAL,
+} ProbeThpMode;
+
+const char *probe_thp_mode_to_string(ProbeThpMode m) _const_;
+ProbeThpMode probe_thp_mode_from_string(const char *s) _pure_;
+
+/* Reads the THP policy below sysfs_dirfd (a directory fd of /sys or a fixture tree laid out like
+ * it; AT_FDCWD reads relative to the working directory). Returns 0 and the selected ([bracketed])
+ * mode, PROBE_THP_UNSUPPORTED when the file does not exist, -EBADMSG when no mode is selected,
+ * or another -errno from reading. */
+int probe_thp_mode_read(int sysfs_dirfd, ProbeThpMode *ret);
+
+/* The libaio engine's buffer, for tests and diagnostics. */
+typedef struct ProbeAioInfo {
+        ProbeThpMode thp;       /* as read at creation (UNSUPPORTED without a sysfs fd) */
+        const void *buffer;     /* NULL before the first setup()/reserve() */
+        uint64_t buffer_bytes;  /* mapped for the slots */
+        uint64_t buffer_align;  /* alignment of buffer (2 MiB when huge pages were asked for) */
+        bool hugepage_advised;  /* madvise(MADV_HUGEPAGE) succeeded on the whole buffer */
+        unsigned allocations;   /* buffers mapped so far (1 if reused across phases) */
+        unsigned contexts;      /* io_setup() calls so far */
+        unsigned context_depth; /* events the current io context holds */
+} ProbeAioInfo;
+
 /* libaio engine over a real fd. Returns 0 and a new engine, or -ENOMEM.
+ * sysfs_dirfd (borrowed, only read here): where the THP policy is read. With `always` or
+ * `madvise` the slot buffer is mapped 2 MiB aligned, rounded up to 2 MiB and madvise()d
+ * MADV_HUGEPAGE before it is touched, so a 1 MiB read lies in one physically contiguous huge page
+ * and reaches the device as one request instead of being split at the queue's max_segments;
+ * with `never`, an unsupported kernel or sysfs_dirfd < 0 (and not AT_FDCWD) it is only page
+ * aligned. The buffer and the io context are kept across setup() calls that fit in them.
  * signal_deadline: getevents() ignores its timeout and waits without a timer until min reads
  * complete or a signal interrupts it (-EINTR). The caller must then deliver a signal (handler
  * installed without SA_RESTART) at the deadline and again periodically after it, so a wait
  * entered just after a signal is ended too (probe-runner's child does this). Without it, every
  * wait is bounded by its timeout. */
-int probe_engine_new_aio(bool signal_deadline, ProbeEngine **ret);
+int probe_engine_new_aio(bool signal_deadline, int sysfs_dirfd, ProbeEngine **ret);
+/* Copy out the libaio engine's buffer state. -EINVAL if e is not a libaio engine. */
+int probe_engine_aio_info(ProbeEngine *e, ProbeAioInfo *ret);
 
 /* Frees the engine through ops->destroy. Accepts NULL, returns NULL. */
 ProbeEngine *probe_engine_free(ProbeEngine *e);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeEngine *, probe_engine_free);
 
 /* Thin inline wrappers: the hot loop calls these. */
+static inline int probe_engine_reserve(ProbeEngine *e, unsigned max_depth,
+                                       uint64_t max_buffer_bytes, uint32_t mem_align) {
+        return e->ops->reserve
+                       ? e->ops->reserve(e->userdata, max_depth, max_buffer_bytes, mem_align)
+                       : 0;
+}
 static inline int probe_engine_setup(ProbeEngine *e, int fd, unsigned depth, uint32_t max_io_bytes,
                                      uint32_t mem_align) {
         return e->ops->setup(e->userdata, fd, depth, max_io_bytes, mem_align);
@@ -136,6 +191,11 @@ typedef struct ProbeScriptStats {
         uint64_t reused_slot;       /* reads naming a slot still in flight (a probe bug) */
         unsigned max_inflight;      /* highest number of reads in flight at once */
         uint64_t first_offsets[16]; /* offsets of the first 16 accepted reads */
+        unsigned reserves;          /* reserve() calls */
+        unsigned reserved_depth;    /* arguments of the last reserve() */
+        uint64_t reserved_bytes;
+        unsigned setups;                /* setup() calls */
+        unsigned setups_beyond_reserve; /* setup() asking more than reserved (a probe bug) */
 } ProbeScriptStats;
 
 /* Scripted engine. The script (and the arrays it points to) must outlive the engine.

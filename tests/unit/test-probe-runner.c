@@ -154,10 +154,11 @@ static void test_in_process_aio(const char *path) {
         _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
         ProbeParams p = small_params();
         static ProbeResult res;
+        ProbeAioInfo info;
 
         /* The libaio engine with bounded waits (no signal), in this process. */
         is_int(probe_target_open(path, -EBADF, &t), 0, "in-process: target opens");
-        is_int(probe_engine_new_aio(false, &e), 0, "in-process: aio engine");
+        is_int(probe_engine_new_aio(false, -EBADF, &e), 0, "in-process: aio engine");
         if (!t || !e)
                 return;
         is_int(probe_run(e, t->info.size_bytes, t->info.logical_block_size, t->info.mem_align,
@@ -168,6 +169,10 @@ static void test_in_process_aio(const char *path) {
         is_u64(res.phases[PROBE_PHASE_RANDOM_DEEP].ios, 200, "in-process: 200 reads at QD8");
         ok(res.cpu_user_usec + res.cpu_sys_usec > 0 || res.elapsed_ns < 10 * NSEC_PER_MSEC,
            "in-process: CPU time measured");
+        is_int(probe_engine_aio_info(e, &info), 0, "in-process: engine info");
+        is_int(info.allocations, 1, "in-process: one buffer for all three phases");
+        is_int(info.contexts, 1, "in-process: one io context for all three phases");
+        is_int(info.context_depth, 8, "in-process: sized for the deepest phase (QD8)");
 }
 
 /* tap_skip_all() prints the skip plan; exit 0, since meson's TAP protocol counts 77 as an error. */

@@ -424,7 +424,41 @@ static void test_strings(void) {
         ok(probe_state_to_string(_PROBE_STATE_MAX) == NULL, "out of range state");
 }
 
+/* probe_run() reserves the largest buffer of its phases once, before any setup(), so an engine
+ * can keep one buffer (and one io context) across phases. */
+static void test_reserve_once(void) {
+        static const nsec_t lat[] = { 50 * US };
+        ProbeScript s = { .latencies_ns = lat, .n_latencies = 1 };
+        ProbeParams p = PROBE_PARAMS_DEFAULT;
+        static ProbeResult res;
+        ProbeScriptStats st;
+
+        p.rand_count = 100;
+        p.seed = 3;
+        is_int(run(&s, 64 * MiB, 512, &p, &res, &st), 0, "reserve: default probe runs");
+        is_int(st.reserves, 1, "reserve: called once");
+        is_int(st.reserved_depth, 32, "reserve: the deepest phase (QD32)");
+        /* seq 4 x 1 MiB beats random_deep 32 x 4 KiB. */
+        is_u64(st.reserved_bytes, 4 * MiB, "reserve: the largest buffer (seq 4 x 1 MiB)");
+        is_int(st.setups, 3, "reserve: one setup per phase");
+        is_int(st.setups_beyond_reserve, 0, "reserve: no phase needs more than reserved");
+
+        p = only_rand(4 * KiB, 1, 50);
+        p.rand_deep_queue_depth = 64;
+        is_int(run(&s, 64 * MiB, 512, &p, &res, &st), 0, "reserve: random-only probe runs");
+        is_int(st.reserved_depth, 64, "reserve: random-only: depth 64");
+        is_u64(st.reserved_bytes, 64 * 4 * KiB, "reserve: random-only: 64 x 4 KiB");
+        is_int(st.setups_beyond_reserve, 0, "reserve: random-only: every setup fits");
+
+        /* Slots are rounded up to the buffer alignment (here 4096): 512-byte reads at QD8. */
+        p = only_rand(512, 8, 20);
+        is_int(run(&s, 64 * MiB, 512, &p, &res, &st), 0, "reserve: 512 B reads run");
+        is_u64(st.reserved_bytes, 8 * 4 * KiB, "reserve: 512 B slots take a page each");
+        is_int(st.setups_beyond_reserve, 0, "reserve: 512 B: setup fits");
+}
+
 int main(void) {
+        test_reserve_once();
         test_sequential_exact();
         test_sequential_wraps();
         test_sequential_start_is_random();
