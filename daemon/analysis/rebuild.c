@@ -30,6 +30,7 @@
 
 #include "basic/string-table.h"
 #include "analysis/rebuild.h"
+#include "model/md-progress.h"
 
 static const char *const rebuild_operation_table[_REBUILD_OP_MAX] = {
         [REBUILD_OP_IDLE] = "idle",         [REBUILD_OP_RESYNC] = "resync",
@@ -805,33 +806,23 @@ static int md_end_hint(const RebuildTracker *t, const MdArray *a, uint64_t sync_
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
                                  uint64_t sync_min_sectors, RebuildObservation *ret) {
         RebuildObservation o;
+        MdProgress p;
 
         rebuild_observation_init(&o);
         o.operation = operation_from_md(a->sync_action);
-        if (a->sync_completed.kind == MD_SYNC_COMPLETED_DELAYED)
-                o.delayed = true;
-        if (a->sync_completed.kind == MD_SYNC_COMPLETED_PROGRESS) {
-                o.coarse_done_sectors = a->sync_completed.done_sectors;
-                o.coarse_total_sectors = a->sync_completed.total_sectors;
+        /* the figures `volumes` shows come from the same computation */
+        md_progress_compute(a, m, &p);
+        o.delayed = p.delayed;
+        if (p.coarse_total_sectors != MD_PROGRESS_UNSET) {
+                o.coarse_done_sectors = p.coarse_done_sectors;
+                o.coarse_total_sectors = p.coarse_total_sectors;
         }
-        if (m && m->progress.kind == MDSTAT_PROGRESS_RUNNING && m->progress.done_kib != MD_UNSET &&
-            m->progress.total_kib != MD_UNSET && m->progress.total_kib > 0 &&
-            m->progress.total_kib <= UINT64_MAX / 2) {
-                uint64_t done = MIN(m->progress.done_kib, m->progress.total_kib) * 2;
-                uint64_t total = m->progress.total_kib * 2;
-                bool cleanup = done >= total && o.coarse_total_sectors != REBUILD_UNKNOWN &&
-                               o.coarse_done_sectors < o.coarse_total_sectors;
-
-                if (!cleanup) {
-                        o.fine_done_sectors = done;
-                        o.fine_total_sectors = total;
-                }
-        } else if (m && (m->progress.kind == MDSTAT_PROGRESS_DELAYED ||
-                         m->progress.kind == MDSTAT_PROGRESS_PENDING))
-                o.delayed = true;
-        if (a->sync_speed_kib_per_sec != MD_UNSET && a->sync_speed_kib_per_sec > 0 &&
-            a->sync_speed_kib_per_sec < UINT64_MAX / 1024)
-                o.kernel_speed_bytes_per_sec = a->sync_speed_kib_per_sec * 1024;
+        if (p.fine_total_sectors != MD_PROGRESS_UNSET) {
+                o.fine_done_sectors = p.fine_done_sectors;
+                o.fine_total_sectors = p.fine_total_sectors;
+        }
+        if (p.speed_bytes_per_sec > 0)
+                o.kernel_speed_bytes_per_sec = p.speed_bytes_per_sec;
         if (a->degraded != MD_UNSET)
                 o.degraded = a->degraded;
         if (a->mismatch_cnt != MD_UNSET)

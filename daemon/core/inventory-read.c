@@ -23,69 +23,72 @@
 #include "model/controller.h"
 #include "model/dm.h"
 #include "model/md.h"
+#include "model/md-progress.h"
 #include "model/mdstat.h"
+#include "model/raid-health.h"
 #include "sources/udev-props.h"
 
 /* ---- md ----------------------------------------------------------------------------------- */
 
 void inventory_md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat) {
         const MdstatArray *ma = mdstat ? mdstat_find(mdstat, v->name) : NULL;
-        const MdstatProgress *p =
-                ma && ma->progress.kind == MDSTAT_PROGRESS_RUNNING ? &ma->progress : NULL;
         VolumeSync *s = &v->sync;
-        uint64_t remaining_bytes = 0;
-        bool running;
+        MdProgress p;
 
         free(s->action);
         *s = (VolumeSync){};
         if (a->sync_action != _MD_SYNC_ACTION_INVALID && a->sync_action_raw)
                 s->action = strdup(a->sync_action_raw);
-        s->delayed = a->sync_completed.kind == MD_SYNC_COMPLETED_DELAYED ||
-                     (ma && ma->progress.kind == MDSTAT_PROGRESS_DELAYED);
-        running =
-                a->sync_action != MD_SYNC_ACTION_IDLE && a->sync_action != _MD_SYNC_ACTION_INVALID;
-
         if (a->mismatch_cnt != MD_UNSET) {
                 s->has_mismatch_count = true;
                 s->mismatch_count = a->mismatch_cnt;
         }
-        if (!running)
+        /* the one computation the md monitor's tracker uses too */
+        md_progress_compute(a, ma, &p);
+        s->delayed = p.delayed;
+        if (!p.running)
                 return;
+        if (p.source != MD_PROGRESS_SOURCE_NONE) {
+                s->has_progress = true;
+                s->progress = p.ratio;
+                s->done_sectors = p.done_sectors;
+                s->total_sectors = p.total_sectors;
+        }
+        s->speed_bytes_per_second = p.speed_bytes_per_sec;
+        s->has_eta = p.has_eta;
+        s->eta_seconds = p.eta_sec;
+}
 
-        if (a->sync_completed.kind == MD_SYNC_COMPLETED_PROGRESS &&
-            a->sync_completed.total_sectors > 0) {
-                s->done_sectors = a->sync_completed.done_sectors;
-                s->total_sectors = a->sync_completed.total_sectors;
-                s->has_progress = true;
-                s->progress = md_sync_completed_ratio(&a->sync_completed);
-                if (s->done_sectors < s->total_sectors)
-                        remaining_bytes =
-                                MIN(s->total_sectors - s->done_sectors, UINT64_MAX / 512) * 512;
+/* VolumeHealth of a verdict: what is not a failure is not reported as one. */
+static VolumeHealth health_of_verdict(RaidVerdict r) {
+        switch (r) {
+        case RAID_VERDICT_OK:
+        case RAID_VERDICT_CONTAINER: /* serves no data itself; its member arrays are judged */
+                return VOLUME_HEALTH_OK;
+        case RAID_VERDICT_DEGRADED:
+                return VOLUME_HEALTH_DEGRADED;
+        case RAID_VERDICT_FAILED:
+                return VOLUME_HEALTH_FAILED;
+        case RAID_VERDICT_ASSEMBLING:
+        case RAID_VERDICT_STOPPED:
+        case RAID_VERDICT_UNKNOWN:
+        case _RAID_VERDICT_MAX:
+        case _RAID_VERDICT_INVALID:
+                break;
         }
-        /* /proc/mdstat moves continuously, sync_completed only every ~1/16 of the device. */
-        if (p && mdstat_progress_ratio(p) >= 0) {
-                s->has_progress = true;
-                s->progress = mdstat_progress_ratio(p);
-                if (p->total_kib != MD_UNSET && p->done_kib <= p->total_kib &&
-                    p->total_kib < UINT64_MAX / 1024) {
-                        remaining_bytes = (p->total_kib - p->done_kib) * 1024;
-                        s->done_sectors = p->done_kib * 2;
-                        s->total_sectors = p->total_kib * 2;
-                }
-        }
-        if (s->has_progress)
-                s->progress = CLAMP(s->progress, 0.0, 1.0);
-        if (a->sync_speed_kib_per_sec != MD_UNSET && a->sync_speed_kib_per_sec > 0 &&
-            a->sync_speed_kib_per_sec < UINT64_MAX / 1024)
-                s->speed_bytes_per_second = a->sync_speed_kib_per_sec * 1024;
-        if (s->has_progress && s->speed_bytes_per_second > 0) {
-                s->has_eta = true;
-                s->eta_seconds = remaining_bytes / s->speed_bytes_per_second;
-        }
+        return VOLUME_HEALTH_UNKNOWN;
+}
+
+void inventory_apply_verdict(Volume *v, const RaidHealth *h) {
+        v->verdict = h->verdict;
+        v->verdict_reason = h->reason;
+        v->replacing = h->replacing;
+        v->health = health_of_verdict(h->verdict);
 }
 
 static int read_md(Inventory *inv, Volume *v, int dev_fd) {
         _cleanup_close_ int md_fd = -EBADF;
+        RaidHealth h;
         _cleanup_(md_array_freep) MdArray *a = NULL;
         int r;
 
@@ -104,33 +107,8 @@ static int read_md(Inventory *inv, Volume *v, int dev_fd) {
                 a->raid_disks != MD_UNSET && a->raid_disks <= INT_MAX ? (int) a->raid_disks : -1;
         v->degraded = a->degraded != MD_UNSET && a->degraded <= INT_MAX ? (int) a->degraded : -1;
 
-        switch (a->array_state) {
-        case MD_ARRAY_STATE_CLEAR:
-        case MD_ARRAY_STATE_INACTIVE:
-        case MD_ARRAY_STATE_BROKEN:
-                v->health = VOLUME_HEALTH_FAILED;
-                break;
-        case MD_ARRAY_STATE_SUSPENDED:
-        case MD_ARRAY_STATE_READONLY:
-        case MD_ARRAY_STATE_READ_AUTO:
-        case MD_ARRAY_STATE_CLEAN:
-        case MD_ARRAY_STATE_ACTIVE:
-        case MD_ARRAY_STATE_WRITE_PENDING:
-        case MD_ARRAY_STATE_ACTIVE_IDLE:
-        case MD_ARRAY_STATE_UNKNOWN:
-                if (v->degraded > 0)
-                        v->health = v->raid_disks > 0 && v->degraded >= v->raid_disks
-                                            ? VOLUME_HEALTH_FAILED
-                                            : VOLUME_HEALTH_DEGRADED;
-                else
-                        v->health = a->array_state == MD_ARRAY_STATE_UNKNOWN ? VOLUME_HEALTH_UNKNOWN
-                                                                             : VOLUME_HEALTH_OK;
-                break;
-        case _MD_ARRAY_STATE_MAX:
-        case _MD_ARRAY_STATE_INVALID:
-                v->health = VOLUME_HEALTH_UNKNOWN;
-                break;
-        }
+        raid_health_from_md(a, &h);
+        inventory_apply_verdict(v, &h);
 
         v->array_members = calloc(a->n_members ? a->n_members : 1, sizeof(VolumeMember));
         if (!v->array_members)
@@ -153,36 +131,19 @@ static int read_md(Inventory *inv, Volume *v, int dev_fd) {
         return 0;
 }
 
-/* How many dead legs a dm-raid type survives; -1 when unknown (then only "all dead" fails). */
 /* ---- device-mapper ------------------------------------------------------------------------ */
-
-static int dm_raid_tolerance(const char *raid_type, unsigned n) {
-        if (strncmp(raid_type, "raid0", 5) == 0)
-                return 0;
-        if (strcmp(raid_type, "raid1") == 0)
-                return n > 0 ? (int) n - 1 : 0;
-        if (strncmp(raid_type, "raid4", 5) == 0 || strncmp(raid_type, "raid5", 5) == 0)
-                return 1;
-        if (strncmp(raid_type, "raid6", 5) == 0)
-                return 2;
-        return -1;
-}
 
 static void dm_fill_raid(Volume *v, DmRaidStatus *st) {
         unsigned dead = dm_raid_status_count(st, DM_RAID_HEALTH_DEAD) +
                         dm_raid_status_count(st, DM_RAID_HEALTH_ABSENT);
-        int tol = dm_raid_tolerance(st->raid_type, st->n_devices);
         VolumeSync *s = &v->sync;
+        RaidHealth h;
 
         (void) inventory_strdup_to(&v->level, st->raid_type);
         v->raid_disks = (int) st->n_devices;
         v->degraded = (int) dead;
-        if (dead == 0)
-                v->health = VOLUME_HEALTH_OK;
-        else if (dead >= st->n_devices || (tol >= 0 && dead > (unsigned) tol))
-                v->health = VOLUME_HEALTH_FAILED;
-        else
-                v->health = VOLUME_HEALTH_DEGRADED;
+        raid_health_from_dm_raid(st, &h);
+        inventory_apply_verdict(v, &h);
 
         free(s->action);
         *s = (VolumeSync){};

@@ -551,6 +551,9 @@ static MdArray *new0_md_array(void) {
                 .mismatch_cnt = MD_UNSET,
                 .chunk_size_bytes = MD_UNSET,
                 .chunk_size_old_bytes = MD_UNSET,
+                .layout = MD_UNSET,
+                .layout_old = MD_UNSET,
+                .level_new = _MD_LEVEL_INVALID,
                 .component_size_kib = MD_UNSET,
                 .reshape_position_sectors = MD_UNSET,
                 .resync_start_sectors = MD_UNSET,
@@ -606,6 +609,17 @@ static void attr_chunk_size(const char *s, MdArray *a) {
                 a->chunk_size_bytes = a->chunk_size_old_bytes = MD_UNSET;
 }
 
+static void attr_layout(const char *s, MdArray *a) {
+        if (md_parse_new_old(s, &a->layout, &a->layout_old) < 0)
+                a->layout = a->layout_old = MD_UNSET;
+}
+
+/* new_level: the level a reshape goes to; md prints the current level when none runs. */
+static void attr_new_level(const char *s, MdArray *a) {
+        if (md_parse_level(s, &a->level_new) < 0)
+                a->level_new = _MD_LEVEL_INVALID;
+}
+
 typedef enum MdAttrKind {
         MD_ATTR_U64,    /* a plain number (or "none") into a uint64_t field */
         MD_ATTR_PARSED, /* text handed to .parse, then dropped */
@@ -641,6 +655,8 @@ static const MdAttr md_attrs[] = {
         MD_PARSED("sync_speed_max", attr_sync_speed_max),
         MD_U64("mismatch_cnt", mismatch_cnt),
         MD_PARSED("chunk_size", attr_chunk_size),
+        MD_PARSED("layout", attr_layout),
+        MD_PARSED("new_level", attr_new_level),
         MD_U64("component_size", component_size_kib),
         MD_U64("reshape_position", reshape_position_sectors),
         MD_U64("resync_start", resync_start_sectors),

@@ -46,6 +46,7 @@ int volume_new(const char *name, Volume **ret) {
         }
         v->kind = VOLUME_DISK;
         v->health = VOLUME_HEALTH_UNKNOWN;
+        v->verdict = RAID_VERDICT_UNKNOWN;
         v->rotational = -1;
         v->raid_disks = -1;
         v->degraded = -1;

@@ -71,6 +71,9 @@ int inventory_read_device(Inventory *inv, const char *name, Volume **ret);
 /* Sync figures of an md volume from its md/ reading and the /proc/mdstat text (may be NULL). */
 void inventory_md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat);
 
+/* Set verdict, reason, replacing and the VolumeHealth that follows from a RaidHealth. */
+void inventory_apply_verdict(Volume *v, const RaidHealth *h);
+
 /* Query the dm status of `v` (by device number) and, for a "raid" target, replace v->dm_raid and
  * refresh health, degraded, level and sync; an unreadable or unparsable status makes the health
  * unknown. Returns 1 if v has a raid status now, 0 if not, -ENOMEM. */

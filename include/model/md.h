@@ -148,6 +148,11 @@ typedef struct MdArray {
         uint64_t mismatch_cnt;             /* sectors */
         uint64_t chunk_size_bytes;         /* new value during a reshape */
         uint64_t chunk_size_old_bytes;     /* == chunk_size_bytes outside a reshape */
+        uint64_t layout;                   /* md/layout (raid5 algorithm, raid10 copies); new
+                                            * value during a reshape; MD_UNSET if absent */
+        uint64_t layout_old;               /* == layout outside a reshape */
+        MdLevel level_new;                 /* md/new_level during a level change (5 -> 6), else
+                                            * == level; _MD_LEVEL_INVALID if absent */
         uint64_t component_size_kib;       /* per-member size used; md.c prints dev_sectors/2 */
         uint64_t reshape_position_sectors; /* MD_UNSET for "none" */
         uint64_t resync_start_sectors;     /* MD_UNSET for "none" (clean) */

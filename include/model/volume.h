@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "model/raid-health.h"
 
 typedef struct MdArray MdArray;           /* include/md.h */
 typedef struct DmRaidStatus DmRaidStatus; /* include/dm.h */
@@ -110,7 +111,11 @@ typedef struct Volume {
         int raid_disks; /* -1 unknown */
         int degraded;   /* missing devices count (md degraded; dm-raid dead legs); -1 unknown */
         VolumeSync sync;
-        MdArray *md; /* md only; owned */
+        RaidVerdict verdict;        /* model/raid-health's verdict for md arrays, dm-raid and
+                                     * linear/striped dm tables; RAID_VERDICT_UNKNOWN otherwise */
+        const char *verdict_reason; /* static text explaining the verdict, or NULL */
+        bool replacing;             /* md: a member is being replaced (mdadm --replace) */
+        MdArray *md;                /* md only; owned */
 
         /* device-mapper */
         char *dm_name, *dm_uuid;

@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: MIT */
+/* The one verdict rule for md arrays, dm-raid targets and linear/striped dm tables (see
+ * include/model/raid-health.h for the rule and where in the kernel each part comes from). */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/string-table.h"
+#include "model/dm.h"
+#include "model/md.h"
+#include "model/raid-health.h"
+
+static const char *const raid_verdict_table[_RAID_VERDICT_MAX] = {
+        [RAID_VERDICT_OK] = "ok",
+        [RAID_VERDICT_DEGRADED] = "degraded",
+        [RAID_VERDICT_FAILED] = "failed",
+        [RAID_VERDICT_CONTAINER] = "container",
+        [RAID_VERDICT_ASSEMBLING] = "assembling",
+        [RAID_VERDICT_STOPPED] = "stopped",
+        [RAID_VERDICT_UNKNOWN] = "unknown",
+};
+
+DEFINE_STRING_TABLE_LOOKUP(raid_verdict, RaidVerdict, raid_verdict_table)
+
+int raid_level_tolerance(RaidLevel level, unsigned n_slots) {
+        switch (level) {
+        case RAID_LEVEL_LINEAR:
+        case RAID_LEVEL_RAID0:
+                return 0;
+        case RAID_LEVEL_RAID1:
+                return n_slots > 0 ? (int) n_slots - 1 : 0;
+        case RAID_LEVEL_RAID4:
+        case RAID_LEVEL_RAID5:
+                return 1;
+        case RAID_LEVEL_RAID6:
+                return 2;
+        case RAID_LEVEL_RAID10:
+        case RAID_LEVEL_OTHER:
+        case _RAID_LEVEL_MAX:
+        case _RAID_LEVEL_INVALID:
+                break;
+        }
+        return -1;
+}
+
+/* raid10.c _enough(): walk the stripes; each covers `copies` consecutive slots starting at
+ * `first`, and the next starts near_copies further on, until first wraps to 0. */
+static bool raid10_survives(const RaidGeometry *g, const bool *lost) {
+        unsigned n = g->n_slots, near = g->near_copies ? g->near_copies : 2,
+                 far = g->far_copies ? g->far_copies : 1, copies = near * far, first = 0;
+
+        if (copies == 0 || near > n)
+                return false;
+        do {
+                unsigned alive = 0, this = first;
+                for (unsigned k = 0; k < copies; k++) {
+                        if (!lost[this])
+                                alive++;
+                        this = (this + 1) % n;
+                }
+                if (alive == 0)
+                        return false;
+                first = (first + near) % n;
+        } while (first != 0);
+        return true;
+}
+
+bool raid_data_survives(const RaidGeometry *g, const bool *lost) {
+        unsigned n_lost = 0;
+        int tol;
+
+        if (!g || !lost || g->n_slots == 0 || g->n_slots > RAID_SLOTS_MAX)
+                return false;
+        for (unsigned i = 0; i < g->n_slots; i++)
+                n_lost += lost[i];
+        if (g->level == RAID_LEVEL_RAID10)
+                return raid10_survives(g, lost);
+        tol = raid_level_tolerance(g->level, g->n_slots);
+        if (tol < 0) /* unknown level: only losing everything is known to lose data */
+                return n_lost < g->n_slots;
+        return n_lost <= (unsigned) tol;
+}
+
+int raid10_copies_from_layout(uint64_t layout, unsigned *ret_near, unsigned *ret_far) {
+        unsigned near = (unsigned) (layout & 0xff), far = (unsigned) ((layout >> 8) & 0xff);
+
+        if (near == 0 || far == 0)
+                return -EINVAL;
+        *ret_near = near;
+        *ret_far = far;
+        return 0;
+}
+
+static RaidLevel raid_level_from_md(MdLevel l) {
+        switch (l) {
+        case MD_LEVEL_LINEAR:
+                return RAID_LEVEL_LINEAR;
+        case MD_LEVEL_RAID0:
+                return RAID_LEVEL_RAID0;
+        case MD_LEVEL_RAID1:
+                return RAID_LEVEL_RAID1;
+        case MD_LEVEL_RAID4:
+                return RAID_LEVEL_RAID4;
+        case MD_LEVEL_RAID5:
+                return RAID_LEVEL_RAID5;
+        case MD_LEVEL_RAID6:
+                return RAID_LEVEL_RAID6;
+        case MD_LEVEL_RAID10:
+                return RAID_LEVEL_RAID10;
+        case MD_LEVEL_MULTIPATH:
+        case MD_LEVEL_FAULTY:
+        case MD_LEVEL_CONTAINER:
+        case MD_LEVEL_UNKNOWN:
+        case _MD_LEVEL_MAX:
+        case _MD_LEVEL_INVALID:
+                break;
+        }
+        return RAID_LEVEL_OTHER;
+}
+
+RaidLevel raid_level_from_dm_raid_type(const char *t) {
+        if (!t)
+                return RAID_LEVEL_OTHER;
+        if (strncmp(t, "raid0", 5) == 0)
+                return RAID_LEVEL_RAID0;
+        if (strncmp(t, "raid10", 6) == 0)
+                return RAID_LEVEL_RAID10;
+        if (strcmp(t, "raid1") == 0)
+                return RAID_LEVEL_RAID1;
+        if (strncmp(t, "raid4", 5) == 0)
+                return RAID_LEVEL_RAID4;
+        if (strncmp(t, "raid5", 5) == 0)
+                return RAID_LEVEL_RAID5;
+        if (strncmp(t, "raid6", 5) == 0)
+                return RAID_LEVEL_RAID6;
+        return RAID_LEVEL_OTHER;
+}
+
+/* An IMSM/DDF container: metadata "external:imsm" (member arrays read "external:/md127/0"). */
+static bool md_is_container(const MdArray *a) {
+        const char *m = a->metadata_version;
+
+        if (a->level == MD_LEVEL_CONTAINER)
+                return true;
+        return m && strncmp(m, "external:", 9) == 0 && m[9] != '/' && m[9] != '-' && m[9] != 0;
+}
+
+#define HAS(m, s) (((m)->state & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_##s)) != 0)
+
+static void judge_slots(const RaidGeometry *g, const bool *lost, unsigned n_lost, RaidHealth *h) {
+        h->lost = n_lost;
+        if (n_lost == 0) {
+                h->verdict = RAID_VERDICT_OK;
+                h->reason = "";
+        } else if (raid_data_survives(g, lost)) {
+                h->verdict = RAID_VERDICT_DEGRADED;
+                h->reason = "members lost within the level's tolerance";
+        } else {
+                h->verdict = RAID_VERDICT_FAILED;
+                h->reason = g->level == RAID_LEVEL_RAID10
+                                    ? "a stripe lost every copy"
+                                    : "more members lost than the level tolerates";
+        }
+}
+
+void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
+        RaidHealth h = { .verdict = RAID_VERDICT_UNKNOWN, .tolerance = -1, .reason = "" };
+        bool lost[RAID_SLOTS_MAX];
+        RaidGeometry g = {};
+        bool states_known = a->n_members > 0;
+        unsigned n_lost = 0, with_slot = 0;
+
+        if (!a) {
+                *ret = h;
+                return;
+        }
+        if (a->array_state == MD_ARRAY_STATE_CLEAR) {
+                h.verdict = RAID_VERDICT_STOPPED;
+                h.reason = "no array behind the node (stopped)";
+                *ret = h;
+                return;
+        }
+        if (md_is_container(a)) {
+                h.verdict = RAID_VERDICT_CONTAINER;
+                h.reason = "metadata container; its member arrays serve the data";
+                *ret = h;
+                return;
+        }
+        if (a->array_state == MD_ARRAY_STATE_INACTIVE) {
+                h.verdict = a->n_members > 0 ? RAID_VERDICT_ASSEMBLING : RAID_VERDICT_STOPPED;
+                h.reason = a->n_members > 0 ? "inactive with members: not started yet"
+                                            : "inactive without members (stopped)";
+                *ret = h;
+                return;
+        }
+        if (a->array_state == _MD_ARRAY_STATE_INVALID) {
+                *ret = h;
+                return;
+        }
+        h.broken = a->array_state == MD_ARRAY_STATE_BROKEN;
+
+        g.level = raid_level_from_md(a->level);
+        g.n_slots = a->raid_disks != MD_UNSET && a->raid_disks <= RAID_SLOTS_MAX
+                            ? (unsigned) a->raid_disks
+                            : 0;
+        g.near_copies = 2; /* mdadm's default n2 when md/layout is unreadable */
+        g.far_copies = 1;
+        if (g.level == RAID_LEVEL_RAID10 && a->layout != MD_UNSET)
+                (void) raid10_copies_from_layout(a->layout, &g.near_copies, &g.far_copies);
+        h.tolerance = raid_level_tolerance(g.level, g.n_slots);
+
+        for (unsigned i = 0; i < g.n_slots; i++)
+                lost[i] = true;
+        for (size_t i = 0; i < a->n_members; i++) {
+                const MdMember *m = &a->members[i];
+                bool working;
+
+                if (!m->state_raw || HAS(m, UNKNOWN))
+                        states_known = false;
+                working = HAS(m, IN_SYNC) && !HAS(m, FAULTY) && !HAS(m, JOURNAL);
+                if (HAS(m, WANT_REPLACEMENT) && !HAS(m, FAULTY))
+                        h.replacing = true;
+                if (HAS(m, REPLACEMENT) && !HAS(m, FAULTY) && !HAS(m, IN_SYNC))
+                        h.replacing = true;
+                if (working)
+                        h.working++;
+                if (m->slot >= 0 && (unsigned) m->slot < g.n_slots) {
+                        with_slot++;
+                        if (working)
+                                lost[m->slot] = false;
+                } else if (m->slot == MD_SLOT_UNKNOWN)
+                        states_known = false;
+        }
+        /* md marks the old member faulty at the end of a replace, keeping want_replacement. */
+        for (size_t i = 0; i < a->n_members; i++) {
+                const MdMember *m = &a->members[i];
+                if (HAS(m, FAULTY) && HAS(m, WANT_REPLACEMENT) &&
+                    (a->degraded == 0 || a->degraded == MD_UNSET))
+                        h.replaced = true;
+        }
+
+        if (g.n_slots > 0 && states_known) {
+                for (unsigned i = 0; i < g.n_slots; i++)
+                        n_lost += lost[i];
+                /* the kernel's count wins where it is higher (a member directory gone) */
+                if (a->degraded != MD_UNSET && a->degraded > n_lost &&
+                    g.level != RAID_LEVEL_RAID10) {
+                        unsigned k = (unsigned) MIN(a->degraded, (uint64_t) g.n_slots);
+                        for (unsigned i = 0; i < g.n_slots && n_lost < k; i++)
+                                if (!lost[i]) {
+                                        lost[i] = true;
+                                        n_lost++;
+                                }
+                }
+                judge_slots(&g, lost, n_lost, &h);
+        } else if (g.n_slots > 0 && a->degraded != MD_UNSET && g.level != RAID_LEVEL_RAID10) {
+                n_lost = (unsigned) MIN(a->degraded, (uint64_t) g.n_slots);
+                for (unsigned i = 0; i < g.n_slots; i++)
+                        lost[i] = i < n_lost;
+                judge_slots(&g, lost, n_lost, &h);
+        } else if (g.n_slots > 0 && g.level == RAID_LEVEL_RAID10 && a->degraded != MD_UNSET) {
+                /* slots unknown: a lost pair could be adjacent, so more than one is unsure */
+                h.lost = (unsigned) MIN(a->degraded, (uint64_t) g.n_slots);
+                h.verdict = h.lost == 0 ? RAID_VERDICT_OK : RAID_VERDICT_DEGRADED;
+                h.reason = h.lost == 0 ? "" : "members lost; which ones is unknown";
+        } else if (a->array_state == MD_ARRAY_STATE_UNKNOWN) {
+                h.verdict = RAID_VERDICT_UNKNOWN;
+        } else {
+                h.verdict = RAID_VERDICT_OK;
+                h.reason = "";
+        }
+        (void) with_slot;
+
+        if (states_known && a->n_members > 0 && h.working == 0) {
+                h.verdict = RAID_VERDICT_FAILED;
+                h.reason = "no working member left";
+        }
+        if (h.broken) {
+                h.verdict = RAID_VERDICT_FAILED;
+                h.reason = "md reports the array broken (a member is gone)";
+        }
+        if (h.verdict == RAID_VERDICT_OK && a->array_state == MD_ARRAY_STATE_UNKNOWN)
+                h.verdict = RAID_VERDICT_UNKNOWN;
+        *ret = h;
+}
+
+void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret) {
+        RaidHealth h = { .verdict = RAID_VERDICT_UNKNOWN, .tolerance = -1, .reason = "" };
+        bool lost[RAID_SLOTS_MAX];
+        RaidGeometry g = {};
+        unsigned n_lost = 0;
+
+        if (!s || s->n_devices == 0 || s->n_devices > RAID_SLOTS_MAX) {
+                *ret = h;
+                return;
+        }
+        g.level = raid_level_from_dm_raid_type(s->raid_type);
+        g.n_slots = s->n_devices;
+        /* dm-raid's raid10 is md raid10 with the layout from its table; LVM creates near 2 */
+        g.near_copies = 2;
+        g.far_copies = 1;
+        if (strncmp(s->raid_type, "raid10", 6) == 0 && strstr(s->raid_type, "far"))
+                g.near_copies = 1, g.far_copies = 2;
+        h.tolerance = raid_level_tolerance(g.level, g.n_slots);
+        for (unsigned i = 0; i < g.n_slots; i++) {
+                DmRaidHealth lh = dm_raid_health_from_char(s->health[i]);
+                /* 'a' during a resync of a fresh array is a leg being written, not lost: only
+                 * dead and absent legs count, as md's degraded does for a resync */
+                lost[i] = lh == DM_RAID_HEALTH_DEAD || lh == DM_RAID_HEALTH_ABSENT;
+                if (lh == DM_RAID_HEALTH_ALIVE_IN_SYNC)
+                        h.working++;
+                n_lost += lost[i];
+        }
+        judge_slots(&g, lost, n_lost, &h);
+        if (n_lost == g.n_slots) {
+                h.verdict = RAID_VERDICT_FAILED;
+                h.reason = "no working leg left";
+        }
+        *ret = h;
+}
+
+/* "MAJ:MIN" at p (n chars). */
+static bool parse_devnum(const char *p, size_t n, unsigned *maj, unsigned *min) {
+        char buf[32];
+        int end = 0;
+
+        if (n == 0 || n >= sizeof(buf))
+                return false;
+        memcpy(buf, p, n);
+        buf[n] = 0;
+        return sscanf(buf, "%u:%u%n", maj, min, &end) == 2 && (size_t) end == n;
+}
+
+/* Token k (0-based) of params, whitespace separated. */
+static const char *token(const char *s, unsigned k, size_t *ret_len) {
+        for (;;) {
+                while (*s && isspace((unsigned char) *s))
+                        s++;
+                if (!*s)
+                        return NULL;
+                size_t n = strcspn(s, " \t\n");
+                if (k == 0) {
+                        *ret_len = n;
+                        return s;
+                }
+                k--;
+                s += n;
+        }
+}
+
+static void set_missing(char *buf, size_t n, const char *s, size_t len) {
+        if (buf && n > 0)
+                (void) snprintf(buf, n, "%.*s", (int) MIN(len, (size_t) 64), s);
+}
+
+RaidVerdict dm_table_verdict(const char *table,
+                             bool (*device_exists)(unsigned major, unsigned minor, void *ud),
+                             void *userdata, char *ret_missing, size_t n_missing) {
+        const char *line = table;
+        unsigned n_lines = 0;
+
+        if (!table)
+                return RAID_VERDICT_UNKNOWN;
+        if (ret_missing && n_missing > 0)
+                ret_missing[0] = 0;
+        while (line && *line) {
+                char buf[4096];
+                const char *nl = strchr(line, '\n');
+                size_t len = nl ? (size_t) (nl - line) : strlen(line);
+                DmTargetLine tl;
+
+                if (len >= sizeof(buf))
+                        return RAID_VERDICT_UNKNOWN;
+                memcpy(buf, line, len);
+                buf[len] = 0;
+                line = nl ? nl + 1 : NULL;
+                if (strspn(buf, " \t") == len)
+                        continue;
+                if (dm_parse_target_line(buf, &tl) < 0)
+                        return RAID_VERDICT_UNKNOWN;
+                n_lines++;
+                if (tl.target_type == DM_TARGET_ERROR) {
+                        set_missing(ret_missing, n_missing, "error", 5);
+                        return RAID_VERDICT_FAILED;
+                }
+                if (tl.target_type == DM_TARGET_LINEAR || tl.target_type == DM_TARGET_STRIPED) {
+                        unsigned first = 0, step = 2, count = 1, maj, min;
+                        size_t n;
+                        const char *t;
+
+                        if (tl.target_type == DM_TARGET_STRIPED) {
+                                t = token(tl.params, 0, &n);
+                                if (!t || sscanf(t, "%u", &count) != 1 || count == 0)
+                                        return RAID_VERDICT_UNKNOWN;
+                                first = 2;
+                        }
+                        for (unsigned k = 0; k < count; k++) {
+                                t = token(tl.params, first + k * step, &n);
+                                if (!t)
+                                        return RAID_VERDICT_UNKNOWN;
+                                if (!parse_devnum(t, n, &maj, &min))
+                                        continue; /* a path: not the kernel's own output */
+                                if (device_exists && !device_exists(maj, min, userdata)) {
+                                        set_missing(ret_missing, n_missing, t, n);
+                                        return RAID_VERDICT_FAILED;
+                                }
+                        }
+                }
+        }
+        return n_lines > 0 ? RAID_VERDICT_OK : RAID_VERDICT_UNKNOWN;
+}
