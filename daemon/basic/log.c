@@ -11,6 +11,11 @@
 #include "basic/log.h"
 
 static int max_level = LOG_INFO;
+static const char *prefix; /* "storpulsectl volumes": every line then reads "PREFIX: message" */
+
+void log_set_prefix(const char *p) {
+        prefix = p && *p ? p : NULL;
+}
 
 void log_set_max_level(int level) {
         max_level = level;
@@ -34,8 +39,8 @@ int log_internal(int level, int error, const char *format, ...) {
         va_end(ap);
 
         if (getenv("JOURNAL_STREAM"))
-                fprintf(stderr, "<%d>%s\n", level, buf);
+                fprintf(stderr, "<%d>%s%s%s\n", level, prefix ?: "", prefix ? ": " : "", buf);
         else
-                fprintf(stderr, "%s\n", buf);
+                fprintf(stderr, "%s%s%s\n", prefix ?: "", prefix ? ": " : "", buf);
         return -e;
 }

@@ -453,8 +453,11 @@ static int read_common(Inventory *inv, Volume *v, int dev_fd, char ***ret_props)
                 if (r < 0)
                         props = NULL; /* unreadable database entry: fields from sysfs only */
         }
-        if (sysfs_read_u64(dev_fd, "size", &u) >= 0 && u <= UINT64_MAX / 512)
+        /* 512-byte sectors; beyond 2^53 sectors (4 EiB) it is garbage, not a disk */
+        if (sysfs_read_u64(dev_fd, "size", &u) >= 0 && u <= (UINT64_C(1) << 53))
                 v->size_bytes = u * 512;
+        else
+                v->size_unknown = true;
         if (sysfs_read_bool(dev_fd, "ro", &b) >= 0)
                 v->read_only = b;
         if (sysfs_read_bool(dev_fd, "removable", &b) >= 0)

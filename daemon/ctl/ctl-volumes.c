@@ -26,6 +26,7 @@
  * Exit codes: 0 ok, 1 usage, 2 the root or its sys/class/block cannot be read. */
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@
 #include "ctl/ctl.h"
 #include "core/inventory.h"
 #include "basic/format-util.h"
+#include "basic/utf8.h"
+#include "ctl/ctl-util.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "basic/sysfs.h"
@@ -49,6 +52,81 @@ static void format_duration(char *buf, size_t n, uint64_t sec) {
                 (void) snprintf(buf, n, "%" PRIu64 "m%02" PRIu64 "s", sec / 60, sec % 60);
         else
                 (void) snprintf(buf, n, "%" PRIu64 "s", sec);
+}
+
+/* The tree is collected first and printed once every column's width is known, so long names
+ * (deep stacks, dm names) and odd characters (shown escaped) never shift the other columns. */
+typedef enum Col {
+        COL_NAME,
+        COL_KIND,
+        COL_LEVEL,
+        COL_SIZE,
+        COL_STATE,
+        COL_MEMBER,
+        COL_INFO,
+        _COL_MAX
+} Col;
+
+static const char *const col_header[_COL_MAX] = {
+        [COL_NAME] = "NAME",   [COL_KIND] = "KIND",     [COL_LEVEL] = "LEVEL", [COL_SIZE] = "SIZE",
+        [COL_STATE] = "STATE", [COL_MEMBER] = "MEMBER", [COL_INFO] = "INFO",
+};
+
+typedef struct Row {
+        char *cell[_COL_MAX]; /* NULL: a free-text line in cell[COL_INFO] (sync, problems) */
+        bool text;
+} Row;
+
+typedef struct Table {
+        Row *rows;
+        size_t n;
+        bool oom;
+        unsigned unknown_sizes;
+} Table;
+
+static void table_done(Table *t) {
+        for (size_t i = 0; i < t->n; i++)
+                for (Col c = 0; c < _COL_MAX; c++)
+                        free(t->rows[i].cell[c]);
+        free(t->rows);
+        *t = (Table){};
+}
+
+static Row *table_add(Table *t) {
+        Row *n = reallocarray(t->rows, t->n + 1, sizeof(Row));
+
+        if (!n) {
+                t->oom = true;
+                return NULL;
+        }
+        t->rows = n;
+        n[t->n] = (Row){};
+        return &n[t->n++];
+}
+
+/* cell = escaped copy of s (NULL -> "") */
+static void set_cell(Table *t, Row *r, Col c, const char *s) {
+        if (!r)
+                return;
+        r->cell[c] = utf8_escape_display(s ?: "");
+        if (!r->cell[c])
+                t->oom = true;
+}
+
+static void _printf_(3, 4) add_text(Table *t, const char *indent, const char *fmt, ...) {
+        char buf[512], line[1024];
+        va_list ap;
+        Row *r;
+
+        va_start(ap, fmt);
+        (void) vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        (void) snprintf(line, sizeof(line), "%s%s", indent, buf);
+        r = table_add(t);
+        if (!r)
+                return;
+        r->text = true;
+        set_cell(t, r, COL_INFO, line);
 }
 
 static const char *volume_label(const Volume *v, char *buf, size_t n) {
@@ -68,19 +146,43 @@ static const char *member_state_of(const Volume *array, const char *name) {
         return NULL;
 }
 
-static void print_sync_line(FILE *f, const char *indent, const Volume *v) {
+/* A member the array has given up on (md "faulty", dm-raid "faulty"/"missing"). */
+static bool member_state_failed(const char *s) {
+        return s && (strstr(s, "faulty") || strcmp(s, "missing") == 0);
+}
+
+/* The STATE column: the volume's own health, but "faulty" for a member its array failed (the
+ * disk itself may still answer, which is not what matters to the array). */
+static const char *state_cell(const Volume *v, const char *mstate) {
+        if (member_state_failed(mstate))
+                return "faulty";
+        return volume_health_to_string(v->health);
+}
+
+static void size_cell(Table *t, Row *r, const Volume *v) {
+        char size[FORMAT_BYTES_MAX];
+
+        if (v->size_unknown) {
+                t->unknown_sizes++;
+                set_cell(t, r, COL_SIZE, "unknown");
+                return;
+        }
+        set_cell(t, r, COL_SIZE, format_bytes(size, sizeof(size), v->size_bytes));
+}
+
+static void add_sync_line(Table *t, const char *indent, const Volume *v) {
         const VolumeSync *s = &v->sync;
-        char bar[21], speed[32] = "-", eta[32] = "-";
+        char bar[21], speed[FORMAT_BYTES_MAX + 4] = "-", eta[32] = "-";
         size_t fill;
 
         if (s->delayed) {
-                fprintf(f, "%s  %s delayed (waiting for another array on the same disks)\n", indent,
-                        s->action ? s->action : "sync");
+                add_text(t, indent, "  %s delayed (waiting for another array on the same disks)",
+                         s->action ? s->action : "sync");
                 return;
         }
         if (s->action && strcmp(s->action, "frozen") == 0) {
-                fprintf(f, "%s  sync frozen (resync/recovery suspended by the administrator)\n",
-                        indent);
+                add_text(t, indent,
+                         "  sync frozen (resync/recovery suspended by the administrator)");
                 return;
         }
         if (!s->action || !s->has_progress)
@@ -94,8 +196,8 @@ static void print_sync_line(FILE *f, const char *indent, const Volume *v) {
                 format_bytes_per_second(speed, sizeof(speed), (double) s->speed_bytes_per_second);
         if (s->has_eta)
                 format_duration(eta, sizeof(eta), s->eta_seconds);
-        fprintf(f, "%s  %-8s [%s] %5.1f%%  speed %s  eta %s\n", indent, s->action, bar,
-                s->progress * 100.0, speed, eta);
+        add_text(t, indent, "  %-8s [%s] %5.1f%%  speed %s  eta %s", s->action, bar,
+                 s->progress * 100.0, speed, eta);
 }
 
 /* lsblk-style: a disk whose partitions are all unused is shown with its partitions beneath it;
@@ -112,12 +214,15 @@ static bool disk_shows_partitions(const Inventory *inv, const Volume *v) {
         return true;
 }
 
+/* Unbound loop devices (size 0, nothing on them) are not volumes: lsblk leaves them out, and so
+ * do both outputs here (they would read "ok"). */
+static bool volume_is_unbound_loop(const Volume *v) {
+        return v->size_bytes == 0 && !v->size_unknown && v->transport &&
+               strcmp(v->transport, "loop") == 0 && strv_length(v->holders) == 0;
+}
+
 static bool display_top_level(const Inventory *inv, const Volume *v) {
-        if (v->hidden)
-                return false;
-        /* Unbound loop devices (size 0), as lsblk leaves them out; --json lists them. */
-        if (v->size_bytes == 0 && v->transport && strcmp(v->transport, "loop") == 0 &&
-            strv_length(v->holders) == 0)
+        if (v->hidden || volume_is_unbound_loop(v))
                 return false;
         if (v->kind == VOLUME_PARTITION && strv_length(v->holders) == 0 &&
             disk_shows_partitions(inv, inventory_get(inv, v->parent)))
@@ -136,10 +241,39 @@ static void prefix_join(char *dst, size_t size, const char *a, const char *b) {
         dst[la + lb] = 0;
 }
 
-static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const Volume *above,
-                         const char *prefix, bool last, unsigned depth) {
-        char label[160], size[32], line_prefix[256], child_prefix[256], info[256] = "";
-        char name_col[420];
+static void info_of(const Volume *v, char *info, size_t n) {
+        info[0] = 0;
+        if (v->kind == VOLUME_DISK || v->kind == VOLUME_CONTROLLER) {
+                char bus[128] = "";
+
+                if (v->transport || v->driver)
+                        (void) snprintf(bus, sizeof(bus), "[%s%s%s]", v->transport ?: "",
+                                        v->transport && v->driver ? " " : "", v->driver ?: "");
+                (void) snprintf(info, n, "%s%s%s", v->model ?: "", v->model && bus[0] ? " " : "",
+                                bus);
+        }
+        if ((v->kind == VOLUME_DM || (v->kind == VOLUME_LVM && !v->dm_raid)) && v->dm_target)
+                (void) snprintf(info, n, "%s", v->dm_target);
+}
+
+static void add_volume_row(Table *t, const Volume *v, const char *name_col, const char *mstate) {
+        char info[256];
+        Row *r = table_add(t);
+
+        info_of(v, info, sizeof(info));
+        set_cell(t, r, COL_NAME, name_col);
+        set_cell(t, r, COL_KIND, volume_kind_to_string(v->kind));
+        set_cell(t, r, COL_LEVEL, v->level ?: "-");
+        if (r)
+                size_cell(t, r, v);
+        set_cell(t, r, COL_STATE, state_cell(v, mstate));
+        set_cell(t, r, COL_MEMBER, mstate ?: "");
+        set_cell(t, r, COL_INFO, info);
+}
+
+static void add_volume(Table *t, const Inventory *inv, const Volume *v, const Volume *above,
+                       const char *prefix, bool last, unsigned depth) {
+        char label[512], line_prefix[256], child_prefix[256], name_col[800];
         const char *mstate = member_state_of(above, v->name);
         size_t n_children;
 
@@ -150,37 +284,22 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
                 prefix_join(line_prefix, sizeof(line_prefix), prefix, last ? "`-" : "|-");
                 prefix_join(child_prefix, sizeof(child_prefix), prefix, last ? "  " : "| ");
         }
-        format_bytes(size, sizeof(size), v->size_bytes);
-        if (v->kind == VOLUME_DISK || v->kind == VOLUME_CONTROLLER)
-                (void) snprintf(info, sizeof(info), "%s%s%s%s%s", v->model ? v->model : "",
-                                v->transport ? " [" : "", v->transport ? v->transport : "",
-                                v->driver ? (v->transport ? " " : " [") : "",
-                                v->driver ? v->driver : "");
-        if (info[0] && (v->transport || v->driver))
-                strncat(info, "]", sizeof(info) - strlen(info) - 1);
-        if (v->kind == VOLUME_DM && v->dm_target)
-                (void) snprintf(info, sizeof(info), "%s", v->dm_target);
-        if (v->kind == VOLUME_LVM && v->dm_target && !v->dm_raid)
-                (void) snprintf(info, sizeof(info), "%s", v->dm_target);
-
         (void) snprintf(name_col, sizeof(name_col), "%s%s", line_prefix,
                         volume_label(v, label, sizeof(label)));
-        fprintf(f, "%-24s %-10s %-9s %7s  %-9s%s%s%s %s\n", name_col,
-                volume_kind_to_string(v->kind), v->level ? v->level : "-", size,
-                volume_health_to_string(v->health), mstate ? " (" : "", mstate ? mstate : "",
-                mstate ? ")" : "", info);
+        add_volume_row(t, v, name_col, mstate);
 
         if (volume_is_array(v)) {
-                print_sync_line(f, child_prefix[0] ? child_prefix : "", v);
+                add_sync_line(t, child_prefix, v);
                 if (v->sync.has_mismatch_count && v->sync.mismatch_count > 0)
-                        fprintf(f, "%s  mismatches: %" PRIu64 " sectors\n", child_prefix,
-                                v->sync.mismatch_count);
+                        add_text(t, child_prefix, "  mismatches: %" PRIu64 " sectors",
+                                 v->sync.mismatch_count);
                 for (size_t i = 0; i < v->n_array_members; i++) {
                         const VolumeMember *m = &v->array_members[i];
                         /* Members the kernel lists but that are not devices of their own. */
                         if (!m->name || !strv_contains(v->members, m->name))
-                                fprintf(f, "%s  member %s: %s\n", child_prefix,
-                                        m->name ? m->name : "(missing)", m->state ? m->state : "?");
+                                add_text(t, child_prefix, "  member %s: %s",
+                                         m->name ? m->name : "(missing)",
+                                         m->state ? m->state : "?");
                 }
         }
         if (depth == 0) {
@@ -189,8 +308,8 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
 
                 /* Say which layer shows the problem when it is not this volume itself. */
                 if (inventory_attribute_problem(inv, v, &where, &bad) > 0 && where != v)
-                        fprintf(f, "  problem below: %s%s%s\n", where->name, bad ? ", member " : "",
-                                bad ? bad : "");
+                        add_text(t, "", "  problem below: %s%s%s", where->name,
+                                 bad ? ", member " : "", bad ? bad : "");
         }
         if (depth > 12)
                 return;
@@ -198,14 +317,10 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
                 n_children = strv_length(v->holders);
                 for (size_t i = 0; i < n_children; i++) {
                         const Volume *p = inventory_get(inv, v->holders[i]);
-                        char psize[32];
 
-                        format_bytes(psize, sizeof(psize), p->size_bytes);
                         (void) snprintf(name_col, sizeof(name_col), "%s%s",
                                         i + 1 == n_children ? "`-" : "|-", p->name);
-                        fprintf(f, "%-24s %-10s %-9s %7s  %-9s\n", name_col,
-                                volume_kind_to_string(p->kind), "-", psize,
-                                volume_health_to_string(p->health));
+                        add_volume_row(t, p, name_col, NULL);
                 }
                 return;
         }
@@ -213,10 +328,53 @@ static void print_volume(FILE *f, const Inventory *inv, const Volume *v, const V
         for (size_t i = 0; i < n_children; i++) {
                 const Volume *c = inventory_get(inv, v->members[i]);
                 if (c)
-                        print_volume(f, inv, c, v, child_prefix, i + 1 == n_children, depth + 1);
+                        add_volume(t, inv, c, v, child_prefix, i + 1 == n_children, depth + 1);
                 else
-                        fprintf(f, "%s%s%s (not present)\n", child_prefix,
-                                i + 1 == n_children ? "`-" : "|-", v->members[i]);
+                        add_text(t, child_prefix, "%s%s (not present)",
+                                 i + 1 == n_children ? "`-" : "|-", v->members[i]);
+        }
+}
+
+/* Append s padded to width (right-aligned for numbers) to the line; returns the new length. */
+static size_t put_cell(char *line, size_t pos, size_t size, const char *s, size_t width,
+                       bool right) {
+        size_t w = utf8_display_width(s), pad = width - MIN(w, width);
+        int k;
+
+        k = snprintf(line + pos, size - pos, "%s%*s%s%*s", pos > 0 ? "  " : "",
+                     right ? (int) pad : 0, "", s, right ? 0 : (int) pad, "");
+        return k < 0 ? pos : MIN(pos + (size_t) k, size - 1);
+}
+
+static void print_line(FILE *f, const Table *t, const size_t width[], char *const cells[]) {
+        char line[4096];
+        size_t pos = 0;
+
+        (void) t;
+        for (Col c = 0; c < _COL_MAX; c++)
+                pos = put_cell(line, pos, sizeof(line), cells[c] ?: "", width[c], c == COL_SIZE);
+        while (pos > 0 && line[pos - 1] == ' ')
+                pos--;
+        line[pos] = 0;
+        fprintf(f, "%s\n", line);
+}
+
+static void table_print(FILE *f, const Table *t) {
+        size_t width[_COL_MAX];
+
+        for (Col c = 0; c < _COL_MAX; c++)
+                width[c] = strlen(col_header[c]);
+        for (size_t i = 0; i < t->n; i++)
+                for (Col c = 0; c < _COL_MAX && !t->rows[i].text; c++)
+                        width[c] = MAX(width[c], utf8_display_width(t->rows[i].cell[c] ?: ""));
+        print_line(f, t, width, (char *const *) col_header);
+        for (size_t i = 0; i < t->n; i++) {
+                const Row *r = &t->rows[i];
+
+                if (r->text)
+                        fprintf(f, "%s\n", r->cell[COL_INFO] ?: "");
+                else
+                        print_line(f, t, width, r->cell);
         }
 }
 
@@ -276,7 +434,7 @@ static void query_controller_clis(Inventory *inv, unsigned flags) {
 }
 
 static int help(void) {
-        printf("Usage: storpulsectl volumes [--json] [--root DIR]\n\n"
+        printf("Usage: storpulsectl volumes [--json] [--root DIR] [--no-controller-cli]\n\n"
                "Show md arrays, LVM/dm volumes, controller volumes, disks and partitions as a "
                "tree,\n"
                "with health, member states and running resync/recovery/check progress.\n\n"
@@ -286,8 +444,55 @@ static int help(void) {
                "  --no-controller-cli\n"
                "              do not run vendor RAID CLIs (storcli, ssacli, arcconf) found on "
                "$PATH\n"
+               "  -v --verbose  debug lines on stderr\n"
                "  -h --help   show this help\n\n"
-               "Exit status: 0 ok, 1 usage error, 2 the scan root cannot be read.\n");
+               "Columns: NAME (tree of what sits on what), KIND, LEVEL, SIZE (IEC units; "
+               "\"unknown\"\n"
+               "when sysfs gives no usable size), STATE (ok, degraded, failed, unknown; \"faulty\" "
+               "for\n"
+               "a member its array failed), MEMBER (the member's state in the array above it),\n"
+               "INFO (model [transport driver], or the dm target).\n"
+               "Unbound loop devices (size 0) are not listed.\n\n"
+               "Exit status: 0 ok, 1 usage error, 2 the scan root cannot be read, 3 the JSON could "
+               "not\n"
+               "be built, 5 the output could not be written.\n");
+        return 0;
+}
+
+/* Drop the unbound loop devices from the --json array (see volume_is_unbound_loop()). */
+static void json_drop_unbound_loops(const Inventory *inv, json_object *a) {
+        for (size_t i = json_object_array_length(a); i > 0; i--) {
+                json_object *o = json_object_array_get_idx(a, i - 1), *name;
+                const Volume *v;
+
+                if (!json_object_object_get_ex(o, "name", &name))
+                        continue;
+                v = inventory_get(inv, json_object_get_string(name));
+                if (v && volume_is_unbound_loop(v))
+                        (void) json_object_array_del_idx(a, i - 1, 1);
+        }
+}
+
+static void warn_unknown_sizes(const Inventory *inv) {
+        const Volume *v;
+
+        INVENTORY_FOREACH(v, inv)
+        if (v->size_unknown && !v->hidden)
+                log_warning("%s: the size in sysfs (%s/size) is unreadable or absurd; shown as "
+                            "unknown",
+                            v->name, v->syspath ?: "?");
+}
+
+static int print_tree(const Inventory *inv) {
+        _cleanup_(table_done) Table t = {};
+        Volume *v;
+
+        INVENTORY_FOREACH(v, inv)
+        if (display_top_level(inv, v))
+                add_volume(&t, inv, v, NULL, "", true, 0);
+        if (t.oom)
+                return log_oom();
+        table_print(stdout, &t);
         return 0;
 }
 
@@ -297,6 +502,7 @@ int ctl_volumes_main(int argc, char **argv) {
                 { "root", required_argument, NULL, 'r' },
                 { "help", no_argument, NULL, 'h' },
                 { "no-controller-cli", no_argument, NULL, 'C' },
+                { "verbose", no_argument, NULL, 'v' },
                 {},
         };
         _cleanup_(inventory_freep) Inventory *inv = NULL;
@@ -305,8 +511,9 @@ int ctl_volumes_main(int argc, char **argv) {
         unsigned flags;
         int c, r;
 
+        ctl_setup_log("volumes");
         optind = 0;
-        while ((c = getopt_long(argc, argv, "hjr:", options, NULL)) >= 0)
+        while ((c = getopt_long(argc, argv, "hjr:v", options, NULL)) >= 0)
                 switch (c) {
                 case 'j':
                         json = true;
@@ -319,50 +526,47 @@ int ctl_volumes_main(int argc, char **argv) {
                 case 'C':
                         use_cli = false;
                         break;
+                case 'v':
+                        ctl_set_verbose(true);
+                        break;
                 default:
                         return 1;
                 }
         if (optind < argc) {
-                log_error("volumes: unexpected argument '%s'", argv[optind]);
+                log_error("unexpected argument '%s'; see --help", argv[optind]);
                 return 1;
         }
 
         r = inventory_new_for_root(root, &inv);
         if (r < 0) {
-                log_error_errno(r, "Failed to open scan root %s: %m", root);
+                log_error_errno(r, "failed to open the scan root %s: %m", root);
                 return 2;
         }
         flags = controller_lookup_flags_from_env(getenv(CONTROLLER_TEST_ENV));
         inventory_set_controller_flags(inv, flags);
         r = inventory_scan(inv);
         if (r < 0) {
-                log_error_errno(r, "Failed to list block devices below %s: %m", root);
+                log_error_errno(r, "failed to list the block devices below %s: %m", root);
                 return 2;
         }
         if (use_cli)
                 query_controller_clis(inv, flags);
+        warn_unknown_sizes(inv);
 
         if (json) {
                 json_object *a = NULL;
 
                 r = inventory_to_json(inv, &a);
                 if (r < 0) {
-                        log_error_errno(r, "Failed to build JSON: %m");
+                        log_error_errno(r, "failed to build the JSON: %m");
                         return 3;
                 }
-                printf("%s\n", json_object_to_json_string_ext(
-                                       a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                  JSON_C_TO_STRING_NOSLASHESCAPE));
+                json_drop_unbound_loops(inv, a);
+                r = ctl_json_print(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                              JSON_C_TO_STRING_NOSLASHESCAPE);
                 json_object_put(a);
-                return 0;
+                return r == -ENOMEM ? 3 : 0; /* a write error: main() says so */
         }
-
-        printf("%-24s %-10s %-9s %7s  %-9s\n", "NAME", "KIND", "LEVEL", "SIZE", "STATE");
-        {
-                Volume *v;
-                INVENTORY_FOREACH(v, inv)
-                if (display_top_level(inv, v))
-                        print_volume(stdout, inv, v, NULL, "", true, 0);
-        }
-        return 0;
+        r = print_tree(inv);
+        return r < 0 ? 3 : 0;
 }

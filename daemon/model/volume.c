@@ -393,7 +393,9 @@ int volume_to_json(const Volume *v, json_object **ret) {
 
         if (add_str(o, "name", v->name) < 0 ||
             add_str(o, "kind", volume_kind_to_string(v->kind)) < 0 ||
-            add_str(o, "path", v->path) < 0 || add_u64(o, "size_bytes", v->size_bytes) < 0 ||
+            add_str(o, "path", v->path) < 0 ||
+            add(o, "size_bytes", v->size_unknown ? NULL : json_object_new_uint64(v->size_bytes)) <
+                    0 ||
             add_str(o, "state", volume_health_to_string(v->health)) < 0 ||
             add_str(o, "kernel_state", v->state) < 0 || add_strv(o, "members", v->members) < 0 ||
             add_strv(o, "holders", v->holders) < 0 || add_bool(o, "read_only", v->read_only) < 0)

@@ -12,6 +12,9 @@
 #include "basic/macro.h"
 
 void log_set_max_level(int level);
+/* Every line is then "PREFIX: message" (the CLI: "storpulsectl VERB"); NULL for none. The string
+ * must outlive the logging. */
+void log_set_prefix(const char *prefix);
 int log_get_max_level(void);
 
 /* Log at `level`; if error != 0 its strerror replaces %m. Returns -abs(error). */

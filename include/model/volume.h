@@ -82,6 +82,7 @@ typedef struct Volume {
         char *syspath; /* device directory relative to the root: "sys/devices/virtual/block/md0" */
         unsigned major, minor;
         uint64_t size_bytes;
+        bool size_unknown; /* sysfs "size" unreadable or absurd: size_bytes is 0, JSON null */
         uint32_t logical_block_size; /* 0 unknown */
         int rotational;              /* 1, 0, -1 unknown */
         bool read_only;

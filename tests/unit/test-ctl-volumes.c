@@ -3,6 +3,7 @@
  * first, members indented, progress line with speed and ETA) and that --json is a JSON array. */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -15,31 +16,142 @@
 #include "basic/macro.h"
 #include "tap.h"
 
-/* Run the verb with stdout redirected into a temp file; returns its exit code, *ret the text. */
+static char *last_err; /* stderr of the last run() */
+
+/* Run the verb with stdout and stderr redirected into temp files; returns its exit code, *ret
+ * the text (stderr in last_err). */
 static int run(char **ret, const char *a1, const char *a2, const char *a3, const char *a4) {
-        char tmpl[] = "/tmp/test-ctl-volumes-XXXXXX";
+        char tmpl[] = "/tmp/test-ctl-volumes-XXXXXX", etmpl[] = "/tmp/test-ctl-volumes-XXXXXX";
         char *argv[] = { (char *) "volumes", (char *) a1, (char *) a2,
                          (char *) a3,        (char *) a4, NULL };
-        int argc = 1, fd, saved, rc;
+        int argc = 1, fd, efd, saved, esaved, rc;
         size_t n;
 
         while (argc < 5 && argv[argc])
                 argc++;
         fd = mkstemp(tmpl);
-        if (fd < 0)
+        efd = mkstemp(etmpl);
+        if (fd < 0 || efd < 0)
                 return -errno;
         fflush(stdout);
+        fflush(stderr);
         saved = dup(STDOUT_FILENO);
+        esaved = dup(STDERR_FILENO);
         (void) dup2(fd, STDOUT_FILENO);
+        (void) dup2(efd, STDERR_FILENO);
         rc = ctl_volumes_main(argc, argv);
         fflush(stdout);
+        fflush(stderr);
         (void) dup2(saved, STDOUT_FILENO);
+        (void) dup2(esaved, STDERR_FILENO);
         close(saved);
+        close(esaved);
         close(fd);
+        close(efd);
         *ret = NULL;
         (void) read_full_file_at(AT_FDCWD, tmpl, ret, &n);
+        last_err = mfree(last_err);
+        (void) read_full_file_at(AT_FDCWD, etmpl, &last_err, &n);
         (void) unlink(tmpl);
+        (void) unlink(etmpl);
         return rc;
+}
+
+/* The line of `text` whose first word is `first`, split into its whitespace-separated words
+ * (at most 16, in *words). Returns the word count, 0 if there is no such line. */
+static size_t line_words(const char *text, const char *first, char words[16][128]) {
+        for (const char *l = text; l && *l;) {
+                const char *e = strchrnul(l, '\n');
+                char line[2048];
+                size_t n = 0;
+
+                (void) snprintf(line, sizeof(line), "%.*s", (int) (e - l), l);
+                for (char *save = NULL, *w = strtok_r(line, " ", &save); w && n < 16;
+                     w = strtok_r(NULL, " ", &save))
+                        (void) snprintf(words[n++], 128, "%s", w);
+                if (n > 0 && strcmp(words[0], first) == 0)
+                        return n;
+                l = *e ? e + 1 : e;
+        }
+        return 0;
+}
+
+static int write_text(const char *dir, const char *rel, const char *text) {
+        char p[4096];
+        FILE *f;
+
+        (void) snprintf(p, sizeof(p), "%s/%s", dir, rel);
+        f = fopen(p, "we");
+        if (!f)
+                return -errno;
+        fputs(text, f);
+        return fclose(f) == 0 ? 0 : -errno;
+}
+
+/* md-raid1-idle plus an unbound loop device (size 0) and a disk whose sysfs size is garbage. */
+static int make_odd_tree(char dir[static 64]) {
+        char cmd[512];
+        const char *fx = getenv("STORPULSE_FIXTURES");
+
+        (void) snprintf(dir, 64, "/tmp/test-ctl-volumes-tree-XXXXXX");
+        if (!mkdtemp(dir))
+                return -errno;
+        (void) snprintf(cmd, sizeof(cmd), "cp -a '%s/md-raid1-idle/.' '%s/'",
+                        fx ? fx : "tests/fixtures", dir);
+        if (system(cmd) != 0)
+                return -EIO;
+        (void) snprintf(cmd, sizeof(cmd),
+                        "mkdir -p '%s/sys/devices/virtual/block/loop0/queue' && "
+                        "ln -s ../../devices/virtual/block/loop0 '%s/sys/class/block/loop0'",
+                        dir, dir);
+        if (system(cmd) != 0)
+                return -EIO;
+        if (write_text(dir, "sys/devices/virtual/block/loop0/dev", "7:0\n") < 0 ||
+            write_text(dir, "sys/devices/virtual/block/loop0/size", "0\n") < 0 ||
+            write_text(dir, "sys/devices/virtual/block/loop0/ro", "0\n") < 0 ||
+            write_text(dir, "sys/class/block/vda/size", "garbage\n") < 0)
+                return -EIO;
+        return 0;
+}
+
+static void test_odd_tree(void) {
+        _cleanup_free_ char *out = NULL;
+        char dir[64], w[16][128], cmd[128];
+        json_object *j = NULL;
+        size_t n;
+        bool loop_listed = false, vda_null = false;
+
+        if (make_odd_tree(dir) < 0) {
+                ok(false, "odd tree built");
+                return;
+        }
+        is_int(run(&out, "--no-controller-cli", "--root", dir, NULL), 0, "odd tree: exit 0");
+        ok(out && !strstr(out, "loop0"), "unbound loop device not in the tree");
+        n = out ? line_words(out, "|-vda", w) : 0;
+        ok(n >= 5 && strcmp(w[3], "unknown") == 0, "unreadable size shown as unknown, not 0B");
+        ok(out && !strstr(out, " 0B "), "no 0B anywhere");
+        ok(last_err && strstr(last_err, "storpulsectl volumes: vda: the size in sysfs") &&
+                   strstr(last_err, "shown as unknown"),
+           "a warning says the size is unknown");
+        out = mfree(out);
+
+        is_int(run(&out, "--json", "--no-controller-cli", "--root", dir), 0, "odd tree --json");
+        j = out ? json_tokener_parse(out) : NULL;
+        for (size_t i = 0; j && i < json_object_array_length(j); i++) {
+                json_object *o = json_object_array_get_idx(j, i), *name, *size;
+
+                if (!json_object_object_get_ex(o, "name", &name))
+                        continue;
+                if (strcmp(json_object_get_string(name), "loop0") == 0)
+                        loop_listed = true;
+                if (strcmp(json_object_get_string(name), "vda") == 0)
+                        vda_null = json_object_object_get_ex(o, "size_bytes", &size) && !size;
+        }
+        ok(j && !loop_listed, "--json: unbound loop device not listed");
+        ok(vda_null, "--json: unknown size is null");
+        json_object_put(j);
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) system(cmd);
 }
 
 static char *fixture(const char *name) {
@@ -57,8 +169,20 @@ int main(void) {
         ok(out && strstr(out, "md0 ") && strstr(out, "degraded"), "md0 degraded shown");
         ok(out && strstr(out, "recover  [==...") && strstr(out, "8.6%"), "progress bar, 8.6%%");
         ok(out && strstr(out, "speed 3.7MiB/s") && strstr(out, "eta 1m03s"), "speed and eta");
-        ok(out && strstr(out, "|-vda") && strstr(out, "`-vdb") && strstr(out, "(spare)"),
-           "members indented with their state");
+        {
+                char w[16][128];
+
+                ok(line_words(out, "NAME", w) == 7 && strcmp(w[1], "KIND") == 0 &&
+                           strcmp(w[2], "LEVEL") == 0 && strcmp(w[3], "SIZE") == 0 &&
+                           strcmp(w[4], "STATE") == 0 && strcmp(w[5], "MEMBER") == 0 &&
+                           strcmp(w[6], "INFO") == 0,
+                   "every column has a header");
+                ok(line_words(out, "|-vda", w) >= 6 && strcmp(w[5], "in_sync") == 0,
+                   "vda: member state in_sync");
+                ok(line_words(out, "`-vdb", w) >= 6 && strcmp(w[4], "ok") == 0 &&
+                           strcmp(w[5], "spare") == 0,
+                   "vdb: a spare, ok");
+        }
         ok(out && strstr(out, "md0") < strstr(out, "vda"), "top-level first");
         out = mfree(out);
 
@@ -66,6 +190,19 @@ int main(void) {
         ok(out && strstr(out, "dm-0 (vgmd/data)") && strstr(out, "`-md0") && strstr(out, "  |-vda"),
            "LV -> md -> disks");
         ok(out && strstr(out, "problem below: md0, member vdb"), "problem attributed to md0/vdb");
+        out = mfree(out);
+
+        is_int(run(&out, "--root", fixture("md-raid1-degraded"), NULL, NULL), 0,
+               "degraded: exit 0");
+        {
+                char w[16][128];
+
+                ok(line_words(out, "`-vdb", w) >= 6 && strcmp(w[4], "faulty") == 0 &&
+                           strcmp(w[5], "faulty") == 0,
+                   "a faulty member's row says faulty in STATE");
+                ok(line_words(out, "|-vda", w) >= 6 && strcmp(w[4], "ok") == 0,
+                   "the working member's row says ok");
+        }
         out = mfree(out);
 
         is_int(run(&out, "--root", fixture("lvm-raid1-syncing"), NULL, NULL), 0, "lvm: exit 0");
@@ -90,7 +227,13 @@ int main(void) {
                 setenv("PATH", path, 1);
                 is_int(run(&out, "--root", fixture("megaraid-sas"), NULL, NULL), 0,
                        "megaraid with a (fake) storcli on PATH");
-                ok(out && strstr(out, "controller RAID1"), "RAID level from storcli");
+                {
+                        char w[16][128];
+
+                        ok(line_words(out, "sda", w) >= 3 && strcmp(w[1], "controller") == 0 &&
+                                   strcmp(w[2], "RAID1") == 0,
+                           "RAID level from storcli");
+                }
                 out = mfree(out);
                 is_int(run(&out, "--no-controller-cli", "--root", fixture("megaraid-sas"), NULL), 0,
                        "--no-controller-cli");
@@ -106,5 +249,8 @@ int main(void) {
         out = mfree(out);
         is_int(run(&out, "--help", NULL, NULL, NULL), 0, "--help: exit 0");
         ok(out && strstr(out, "--root DIR"), "help text");
+        out = mfree(out);
+        test_odd_tree();
+        last_err = mfree(last_err);
         return tap_done();
 }

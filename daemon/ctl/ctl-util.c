@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the storpulsectl verbs: output that cannot fail silently, JSON that is always valid,
+ * one style of diagnostics (see ctl-util.h). */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "basic/log.h"
+#include "basic/macro.h"
+#include "basic/utf8.h"
+#include "ctl/ctl-util.h"
+
+static int stdout_error;
+static char log_prefix[64];
+static bool verbose;
+
+void ctl_setup_log(const char *verb) {
+        (void) snprintf(log_prefix, sizeof(log_prefix), "storpulsectl%s%s", verb ? " " : "",
+                        verb ?: "");
+        log_set_prefix(log_prefix);
+        log_set_max_level(verbose ? LOG_DEBUG : LOG_NOTICE);
+}
+
+void ctl_set_verbose(bool v) {
+        verbose = verbose || v; /* "storpulsectl --verbose VERB" and "VERB --verbose" alike */
+        log_set_max_level(verbose ? LOG_DEBUG : LOG_NOTICE);
+}
+
+int ctl_flush_stdout(void) {
+        if (fflush(stdout) != 0 && stdout_error == 0)
+                stdout_error = errno > 0 ? -errno : -EIO;
+        if (ferror(stdout) && stdout_error == 0)
+                stdout_error = -EIO;
+        return stdout_error;
+}
+
+int ctl_stdout_error(void) {
+        return ctl_flush_stdout();
+}
+
+int ctl_finish_stdout(const char *verb, int code) {
+        int r = ctl_flush_stdout();
+
+        /* close() is where some file systems (NFS) report a failed write. */
+        if (fclose(stdout) != 0 && r == 0)
+                r = errno > 0 ? -errno : -EIO;
+        if (r == 0)
+                return code;
+        fprintf(stderr, "storpulsectl%s%s: failed to write to standard output: %s\n",
+                verb ? " " : "", verb ?: "", strerror(-r));
+        return CTL_EXIT_OUTPUT;
+}
+
+static int hex_of(const char *s, json_object **ret) {
+        size_t n = strlen(s);
+        _cleanup_free_ char *h = malloc(n * 2 + 1);
+
+        if (!h)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                (void) snprintf(h + 2 * i, 3, "%02x", (unsigned char) s[i]);
+        h[n * 2] = 0;
+        *ret = json_object_new_string(h);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* A replacement for a leaf that needs one, or NULL when it is fine as it is. *ret_hex gets the
+ * raw bytes of a repaired string. */
+static int sanitize_leaf(json_object *v, json_object **ret, json_object **ret_hex) {
+        *ret = *ret_hex = NULL;
+        if (json_object_is_type(v, json_type_double)) {
+                double d = json_object_get_double(v);
+                char buf[32];
+
+                if (!isfinite(d))
+                        return 1; /* null */
+                (void) snprintf(buf, sizeof(buf), "%.10g", d);
+                *ret = json_object_new_double_s(d, buf);
+                return *ret ? 1 : -ENOMEM;
+        }
+        if (json_object_is_type(v, json_type_string)) {
+                const char *s = json_object_get_string(v);
+                _cleanup_free_ char *fixed = NULL;
+                int r;
+
+                if (utf8_is_valid(s))
+                        return 0;
+                fixed = utf8_replace_invalid(s);
+                if (!fixed)
+                        return -ENOMEM;
+                r = hex_of(s, ret_hex);
+                if (r < 0)
+                        return r;
+                *ret = json_object_new_string(fixed);
+                return *ret ? 1 : -ENOMEM;
+        }
+        return 0;
+}
+
+int ctl_json_sanitize(json_object *o) {
+        int r;
+
+        if (json_object_is_type(o, json_type_array)) {
+                size_t n = json_object_array_length(o);
+
+                for (size_t i = 0; i < n; i++) {
+                        json_object *v = json_object_array_get_idx(o, i), *nv, *hex;
+
+                        r = ctl_json_sanitize(v);
+                        if (r < 0)
+                                return r;
+                        r = sanitize_leaf(v, &nv, &hex);
+                        if (r < 0)
+                                return r;
+                        json_object_put(hex); /* no key to hang it on in an array */
+                        if (r > 0 && json_object_array_put_idx(o, i, nv) < 0)
+                                return -ENOMEM;
+                }
+                return 0;
+        }
+        if (json_object_is_type(o, json_type_object)) {
+                /* Replacing a member's value while iterating is safe in json-c; adding new members
+                 * is not, so the "_hex" siblings are collected and added afterwards. */
+                json_object *hexes = json_object_new_object();
+
+                if (!hexes)
+                        return -ENOMEM;
+                json_object_object_foreach(o, key, v) {
+                        json_object *nv, *hex;
+                        char hkey[256];
+
+                        r = ctl_json_sanitize(v);
+                        if (r >= 0)
+                                r = sanitize_leaf(v, &nv, &hex);
+                        if (r < 0) {
+                                json_object_put(hexes);
+                                return r;
+                        }
+                        if (r == 0)
+                                continue;
+                        if (json_object_object_add(o, key, nv) < 0) {
+                                json_object_put(hex);
+                                json_object_put(hexes);
+                                return -ENOMEM;
+                        }
+                        (void) snprintf(hkey, sizeof(hkey), "%s_hex", key);
+                        if (hex && json_object_object_add(hexes, hkey, hex) < 0) {
+                                json_object_put(hexes);
+                                return -ENOMEM;
+                        }
+                }
+                json_object_object_foreach(hexes, hkey, hv) {
+                        if (json_object_object_add(o, hkey, json_object_get(hv)) < 0) {
+                                json_object_put(hexes);
+                                return -ENOMEM;
+                        }
+                }
+                json_object_put(hexes);
+        }
+        return 0;
+}
+
+int ctl_json_print(json_object *o, int flags) {
+        int r = ctl_json_sanitize(o);
+
+        if (r < 0)
+                return r;
+        if (puts(json_object_to_json_string_ext(o, flags)) < 0)
+                (void) ctl_flush_stdout(); /* remembers the error */
+        return ctl_flush_stdout();
+}
