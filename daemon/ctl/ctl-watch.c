@@ -30,11 +30,13 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "basic/parse-util.h"
+#include "basic/sysfs.h"
 #include "basic/time-util.h"
 #include "core/discovery.h"
 #include "core/inventory.h"
 #include "core/md-monitor.h"
 #include "ctl/ctl.h"
+#include "ctl/ctl-util.h"
 
 #define EXIT_TIMEOUT 4
 
@@ -54,6 +56,7 @@ typedef struct Ctx {
         sd_event_source *rescan, *timeout;
         uint64_t printed;
         int exit_code;
+        bool output_failed; /* stdout cannot be written: exiting with CTL_EXIT_OUTPUT */
 } Ctx;
 
 static void format_time(char *buf, size_t size) {
@@ -112,7 +115,7 @@ static void print_json(const char *when, const char *array, const RebuildEvent *
         json_object_object_add(o, "severity",
                                json_object_new_string(rebuild_severity_to_string(ev->severity)));
         json_object_object_add(o, "message", json_object_new_string(msg));
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+        (void) ctl_json_print(o, JSON_C_TO_STRING_PLAIN); /* a write error ends the loop */
         json_object_put(o);
 }
 
@@ -127,7 +130,11 @@ static void print_event(Ctx *c, const char *array, const RebuildEvent *ev) {
                 printf("%s %s %s %s %s: %s\n", when, array, rebuild_event_type_to_string(ev->type),
                        rebuild_operation_to_string(ev->operation),
                        rebuild_severity_to_string(ev->severity), msg);
-        fflush(stdout);
+        /* Nobody reads us any more (closed pipe, full disk): stop; main() says so, exit 5. */
+        if (ctl_flush_stdout() < 0) {
+                c->output_failed = true;
+                (void) sd_event_exit(c->event, CTL_EXIT_OUTPUT);
+        }
 }
 
 static void on_monitor(MdMonitor *m, const MdMonitorEvent *ev, void *userdata) {
@@ -135,22 +142,22 @@ static void on_monitor(MdMonitor *m, const MdMonitorEvent *ev, void *userdata) {
 
         switch (ev->type) {
         case MD_MONITOR_ARRAY_WATCHED:
-                log_info("%s: watching %u attributes, %u event-driven%s", ev->array, ev->n_attrs,
-                         ev->n_pollable, ev->mdstat_pollable ? ", /proc/mdstat event-driven" : "");
+                log_debug("%s: watching %u attributes, %u event-driven%s", ev->array, ev->n_attrs,
+                          ev->n_pollable, ev->mdstat_pollable ? ", /proc/mdstat event-driven" : "");
                 break;
         case MD_MONITOR_ARRAY_DROPPED:
-                log_info("%s: gone, no longer watched", ev->array);
+                log_notice("%s: gone, no longer watched", ev->array);
                 break;
         case MD_MONITOR_READ_FAILED:
-                log_warning_errno(ev->error, "%s: failed to read the array: %m, ignoring",
+                log_warning_errno(ev->error, "%s: failed to read the array, ignoring: %m",
                                   ev->array);
                 break;
         case MD_MONITOR_REBUILD:
-                if (c->opt.count > 0 && c->printed >= c->opt.count)
-                        break; /* exiting: --count is reached */
+                if (c->output_failed || (c->opt.count > 0 && c->printed >= c->opt.count))
+                        break; /* exiting: --count is reached, or nobody reads us */
                 print_event(c, ev->array, ev->rebuild);
                 c->printed++;
-                if (c->opt.count > 0 && c->printed >= c->opt.count)
+                if (!c->output_failed && c->opt.count > 0 && c->printed >= c->opt.count)
                         (void) sd_event_exit(c->event, 0);
                 break;
         case _MD_MONITOR_EVENT_TYPE_MAX:
@@ -163,7 +170,7 @@ static void on_changes(Inventory *inv, const InventoryChange *changes, size_t n,
         Ctx *c = userdata;
 
         if (md_monitor_apply_changes(c->monitor, changes, n) < 0)
-                log_error_errno(-ENOMEM, "Out of memory following the arrays, ignoring");
+                log_error_errno(-ENOMEM, "out of memory following the arrays, ignoring");
 }
 
 static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -172,7 +179,7 @@ static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata) {
 
         r = inventory_queue_rescan(c->inv);
         if (r < 0)
-                log_warning_errno(r, "Failed to list the block devices: %m, ignoring");
+                log_warning_errno(r, "failed to list the block devices, ignoring: %m");
         (void) sd_event_source_set_time_relative(s, c->opt.interval);
         (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
@@ -186,7 +193,8 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static int help(void) {
         printf("Usage: storpulsectl watch [OPTIONS...] [ARRAY...]\n\n"
-               "Follow md arrays (all, or the named ones) and print each rebuild event\n"
+               "Follow md arrays (all, or the named ones: md0, /dev/md0 or /dev/md/NAME) and\n"
+               "print each rebuild event\n"
                "(started, progress every 10%%, finished, interrupted, resumed, delayed) as it\n"
                "happens. Changes arrive through the kernel's sysfs notifications; --interval is\n"
                "only a safety-net re-read.\n\n"
@@ -195,8 +203,10 @@ static int help(void) {
                "     --root DIR       read sys/ and proc/ below DIR (default /)\n"
                "     --interval SEC   safety-net re-read period (default 60; 0 = never)\n"
                "     --count N        exit after N events\n"
-               "     --timeout SEC    exit after SEC\n\n"
-               "Exit status: 0 done, 1 usage, 2 root unusable, 4 timeout before --count events.\n");
+               "     --timeout SEC    exit after SEC\n"
+               "  -v --verbose        debug lines on stderr (how each array is watched)\n\n"
+               "Exit status: 0 done, 1 usage, 2 root unusable, 4 timeout before --count events,\n"
+               "5 the output could not be written.\n");
         return 0;
 }
 
@@ -210,13 +220,14 @@ static int parse_argv(int argc, char **argv, Options *o) {
                 { "interval", required_argument, NULL, ARG_INTERVAL },
                 { "count", required_argument, NULL, ARG_COUNT },
                 { "timeout", required_argument, NULL, ARG_TIMEOUT },
+                { "verbose", no_argument, NULL, 'v' },
                 {},
         };
         int opt;
 
         *o = (Options){ .root = "/", .interval = 60 * USEC_PER_SEC, .timeout = USEC_INFINITY };
         optind = 0;
-        while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+        while ((opt = getopt_long(argc, argv, "hv", options, NULL)) >= 0)
                 switch (opt) {
                 case 'h':
                         (void) help();
@@ -224,24 +235,31 @@ static int parse_argv(int argc, char **argv, Options *o) {
                 case ARG_JSON:
                         o->json = true;
                         break;
+                case 'v':
+                        ctl_set_verbose(true);
+                        break;
                 case ARG_ROOT:
                         o->root = optarg;
                         break;
                 case ARG_INTERVAL:
                         if (parse_sec(optarg, &o->interval) < 0) {
-                                log_error("Invalid --interval '%s'.", optarg);
+                                log_error("invalid --interval '%s': not a duration (e.g. 60, "
+                                          "500ms, 2min)",
+                                          optarg);
                                 return -EINVAL;
                         }
                         break;
                 case ARG_COUNT:
                         if (safe_atou64(optarg, &o->count) < 0) {
-                                log_error("Invalid --count '%s'.", optarg);
+                                log_error("invalid --count '%s': not a number", optarg);
                                 return -EINVAL;
                         }
                         break;
                 case ARG_TIMEOUT:
                         if (parse_sec(optarg, &o->timeout) < 0) {
-                                log_error("Invalid --timeout '%s'.", optarg);
+                                log_error("invalid --timeout '%s': not a duration (e.g. 60, 500ms, "
+                                          "2min)",
+                                          optarg);
                                 return -EINVAL;
                         }
                         break;
@@ -259,7 +277,7 @@ static int setup_inventory(Ctx *c) {
 
         r = inventory_new_for_root(c->opt.root, &c->inv);
         if (r < 0) {
-                log_error_errno(r, "Failed to open root %s: %m", c->opt.root);
+                log_error_errno(r, "failed to open the root %s: %m", c->opt.root);
                 return 2;
         }
         if (inventory_is_live(c->inv)) {
@@ -269,15 +287,15 @@ static int setup_inventory(Ctx *c) {
                 if (r >= 0)
                         r = discovery_attach_event(c->discovery, c->event);
                 if (r < 0) {
-                        log_info_errno(r, "No udev events (%m); new arrays are found by the "
-                                          "rescan every --interval.");
+                        log_notice_errno(r, "no udev events (%m); new arrays are found by the "
+                                            "rescan every --interval");
                         c->discovery = discovery_free(c->discovery);
                 }
         }
         if (!c->discovery) {
                 r = inventory_scan(c->inv);
                 if (r < 0) {
-                        log_error_errno(r, "Failed to list the block devices below %s: %m",
+                        log_error_errno(r, "failed to list the block devices below %s: %m",
                                         c->opt.root);
                         return 2;
                 }
@@ -287,7 +305,7 @@ static int setup_inventory(Ctx *c) {
                 r = sd_event_add_time_relative(c->event, &c->rescan, CLOCK_MONOTONIC,
                                                c->opt.interval, 0, on_rescan, c);
                 if (r < 0) {
-                        log_error_errno(r, "Failed to arm the rescan timer: %m");
+                        log_error_errno(r, "failed to arm the rescan timer: %m");
                         return 2;
                 }
         }
@@ -302,7 +320,8 @@ static int setup_monitor(Ctx *c, char **names) {
                 const Volume *v = inventory_get(c->inv, names[i]);
 
                 if (!v || v->kind != VOLUME_MD) {
-                        log_error_errno(-ENOENT, "Failed to watch %s: %m", names[i]);
+                        log_error("cannot watch %s: no such md array below %s", names[i],
+                                  c->opt.root);
                         return 2;
                 }
         }
@@ -312,13 +331,13 @@ static int setup_monitor(Ctx *c, char **names) {
         if (r >= 0)
                 r = inventory_attach_event(c->inv, c->event, 64, on_changes, c);
         if (r < 0) {
-                log_error_errno(r, "Failed to watch md arrays below %s: %m", c->opt.root);
+                log_error_errno(r, "failed to watch the md arrays below %s: %m", c->opt.root);
                 return 2;
         }
         /* what the coldplug recorded is followed already */
         inventory_clear_changes(c->inv);
         if (md_monitor_size(c->monitor) == 0)
-                log_info("No md arrays below %s yet; waiting for one to appear.", c->opt.root);
+                log_notice("no md arrays below %s yet; waiting for one to appear", c->opt.root);
         return 0;
 }
 
@@ -327,7 +346,7 @@ static int setup_loop(Ctx *c, sigset_t *mask) {
 
         r = sd_event_new(&c->event);
         if (r < 0) {
-                log_error_errno(r, "Failed to create the event loop: %m");
+                log_error_errno(r, "failed to create the event loop: %m");
                 return 2;
         }
         (void) sigemptyset(mask);
@@ -340,32 +359,71 @@ static int setup_loop(Ctx *c, sigset_t *mask) {
                 r = sd_event_add_time_relative(c->event, &c->timeout, CLOCK_MONOTONIC,
                                                c->opt.timeout, 0, on_timeout, c);
                 if (r < 0) {
-                        log_error_errno(r, "Failed to arm the timeout: %m");
+                        log_error_errno(r, "failed to arm the timeout: %m");
                         return 2;
                 }
         }
         return 0;
 }
 
+/* "md0", "/dev/md0" and "/dev/md/NAME" (udev's symlink, resolved on the live system) all name
+ * the kernel device md0, which is what the inventory knows. *ret is NULL when none are given. */
+static int normalize_names(const char *root, char **args, int n, char ***ret) {
+        char **names;
+
+        *ret = NULL;
+        if (n <= 0)
+                return 0;
+        names = calloc((size_t) n + 1, sizeof(char *));
+        if (!names)
+                return -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                _cleanup_free_ char *resolved = NULL;
+                const char *a = args[i], *slash;
+
+                if (a[0] == '/' && strcmp(root, "/") == 0) {
+                        resolved = realpath(a, NULL);
+                        if (resolved)
+                                a = resolved;
+                }
+                if (strncmp(a, "/dev/", 5) == 0 && (slash = strrchr(a, '/')))
+                        a = slash + 1;
+                names[i] = strdup(a);
+                if (!names[i]) {
+                        strv_free(names);
+                        return -ENOMEM;
+                }
+        }
+        *ret = names;
+        return 0;
+}
+
 int ctl_watch_main(int argc, char **argv) {
+        _cleanup_(strv_freep) char **names = NULL;
         Ctx c = {};
         sigset_t mask;
         int r;
 
+        ctl_setup_log("watch");
         r = parse_argv(argc, argv, &c.opt);
         if (r != 0)
                 return r > 0 ? 0 : 1;
+        r = normalize_names(c.opt.root, argv + optind, argc - optind, &names);
+        if (r < 0) {
+                (void) log_oom();
+                return 2;
+        }
 
         (void) sigemptyset(&mask);
         r = setup_loop(&c, &mask);
         if (r == 0)
                 r = setup_inventory(&c);
         if (r == 0)
-                r = setup_monitor(&c, optind < argc ? argv + optind : NULL);
+                r = setup_monitor(&c, names);
         if (r == 0) {
                 r = sd_event_loop(c.event);
                 if (r < 0) {
-                        log_error_errno(r, "Event loop failed: %m");
+                        log_error_errno(r, "the event loop failed: %m");
                         r = 2;
                 }
         }

@@ -147,7 +147,8 @@ int main(void) {
 
         pid = spawn((char *[]){ (char *) "watch", (char *) "--json", (char *) "--root", root_arg,
                                 (char *) "--interval", (char *) "0.05", (char *) "--count",
-                                (char *) "11", (char *) "--timeout", (char *) "30", NULL });
+                                (char *) "11", (char *) "--timeout", (char *) "30",
+                                (char *) "--verbose", NULL });
         ok(pid > 0, "spawned watch");
         for (int i = 0; i < 500 && !file_contains(err_path, "md0: watching"); i++)
                 sleep_ms(10);
@@ -227,6 +228,32 @@ int main(void) {
         ok(text && strstr(text, " md0 started check info: check in progress, 8% done, 5.2 MiB/s\n"),
            "text line: %s", text ? text : "(none)");
         is_int((int) count_lines(out_path), 1, "one line");
+        ok(!file_contains(err_path, "watching"), "no debug lines without --verbose");
+
+        /* /dev/md0 names the same array as md0. */
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
+                                (char *) "1", (char *) "--timeout", (char *) "20",
+                                (char *) "/dev/md0", NULL });
+        is_int(wait_exit(pid), 0, "watch /dev/md0: exit 0 after one event");
+        ok(file_contains(out_path, " md0 started check info: "), "watch /dev/md0 reports md0");
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
+                                (char *) "1", (char *) "/dev/md9", NULL });
+        is_int(wait_exit(pid), 2, "watch /dev/md9: exit 2");
+        ok(file_contains(err_path, "storpulsectl watch: cannot watch md9: no such md array"),
+           "unknown array: the message names it, with the verb's prefix");
+
+        /* Nobody can read the events (a full disk): exit 5 at the first one, not a silent 0. */
+        {
+                char saved[sizeof(out_path)];
+
+                memcpy(saved, out_path, sizeof(saved));
+                (void) snprintf(out_path, sizeof(out_path), "/dev/full");
+                pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg,
+                                        (char *) "--count", (char *) "1", (char *) "--timeout",
+                                        (char *) "20", NULL });
+                is_int(wait_exit(pid), 5, "stdout is /dev/full: exit 5");
+                memcpy(out_path, saved, sizeof(saved));
+        }
         (void) snprintf(cmd, sizeof(cmd),
                         "rm -rf '%s' && mkdir '%s' && cp -a '%s/md-raid1-idle/.' '%s/'", root, root,
                         fixtures, root);

@@ -14,7 +14,7 @@ run mdadm /dev/md0 --fail /dev/$b
 run mdadm /dev/md0 --remove /dev/$b
 run mdadm --zero-superblock /dev/$b
 echo 2000 >/sys/block/md0/md/sync_speed_max
-timeout 120 "$STORPULSECTL" watch --json --interval 3600 --count 1 >"$SCRATCH/watch.json" \
+timeout 120 "$STORPULSECTL" watch --verbose --json --interval 3600 --count 1 >"$SCRATCH/watch.json" \
         2>"$SCRATCH/watch.err" &
 pid=$!
 sleep 3
