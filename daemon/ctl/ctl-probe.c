@@ -4,27 +4,42 @@
  * the other, so a hung device ends as "stalled" after --timeout instead of hanging the command.
  * Output: a table (like the classic benchmark tables) or, with --json, one JSON object per line
  * per target. Exit code: the most severe over all targets, 1 (usage) > 3 (I/O errors or a
- * stall) > 2 (a target could not be probed) > 0. This is an edge: it logs, modules below do not.
+ * stall) > 2 (a target could not be probed) > 0; 5 when the output could not be written. This
+ * is an edge: it logs, modules below do not.
  *
- * JSON per target (one line): path, state (ok | error | stalled | unusable | usage), error (text,
- * when unusable/usage/stalled without a result), kind (block | file), size_bytes,
- * logical_block_size; for each phase sequential / random / random_deep (null when it did not
- * run): state, block_size, queue_depth, ios, bytes, seconds, bytes_per_second, iops, errors,
- * short_reads, retries, latency_seconds {p50, p90, p99, p999, min, max, mean}; then errors,
- * error_offsets [{offset, error}] (first 16), cpu_seconds, cpu_user_seconds,
- * cpu_system_seconds, cpu_percent, seconds. Latency is per read, submit to reap (fio's "lat"). */
+ * The table's columns are named after what runs: "IOPS QD1", "IOPS QD32" are the two random
+ * runs' queue depths as given, and the latency columns (p50, p99, MAX) say which run they come
+ * from (the first random run). Column widths are fixed before the first row from the targets
+ * named (paths shown escaped: control characters and bytes that are not UTF-8 as \xNN).
+ * Anything that changes what was measured is said, on stderr and in the JSON's "notes": a
+ * --seq-bytes beyond the target (read once, whole), a block size shrunk to fit a small target, a
+ * sparse file (its holes read as zeros without reaching the disk).
+ *
+ * JSON per target (one line): path (see ctl-util.h for names that are not UTF-8), state (ok |
+ * error | stalled | unusable | usage), error (text, when unusable/usage/stalled without a
+ * result), kind (block | file), size_bytes, logical_block_size, sparse and allocated_bytes
+ * (files); for each phase sequential / random / random_deep (null when it did not run): state,
+ * block_size, queue_depth, ios, bytes, seconds, bytes_per_second, iops, errors, short_reads,
+ * retries, latency_seconds {p50, p90, p99, p999, min, max, mean}; then errors, error_offsets
+ * [{offset, sector, error}] (the first 16; sector = offset / 512, as dmesg and mdadm print
+ * them), error_offsets_omitted, notes [text], cpu_seconds, cpu_user_seconds, cpu_system_seconds,
+ * cpu_percent, seconds. Latency is per read, submit to reap (fio's "lat"). */
 
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "ctl/ctl.h"
 #include "basic/format-util.h"
+#include "basic/log.h"
 #include "basic/parse-util.h"
+#include "basic/utf8.h"
+#include "ctl/ctl-util.h"
+#include "ctl/ctl.h"
 #include "probe/probe-runner.h"
 
 static inline void json_object_putp(json_object **j) {
@@ -39,15 +54,25 @@ enum {
         EXIT_IO_ERRORS = 3,
 };
 
+#define NOTES_MAX 4
+
 typedef struct ProbeCli {
         ProbeParams params;
         bool json;
         bool progress;
         bool header_printed;
+        bool timeout_set; /* --timeout given (else the default, which depends on the others) */
+        size_t target_width;
         const char *current;
         ProcessReaper *reaper;
         int sysfs_fd; /* /sys, for a regular file's backing device block size; -EBADF if none */
 } ProbeCli;
+
+/* What a run changed about the measurement, said beside its figures. */
+typedef struct Notes {
+        char text[NOTES_MAX][256];
+        unsigned n;
+} Notes;
 
 static int rank(int code) {
         switch (code) {
@@ -72,9 +97,10 @@ static void help(FILE *f) {
                 "Measure block devices or regular files with read-only direct I/O "
                 "(O_RDONLY|O_DIRECT,\n"
                 "libaio; nothing is ever written): a sequential read from a random aligned start\n"
-                "(bytes/s), then random reads at two queue depths (IOPS, latency percentiles).\n\n"
+                "(MiB/s), then random reads at two queue depths (IOPS, latency percentiles).\n\n"
                 "Options:\n"
-                "  --seq-bytes=SIZE          bytes to read sequentially (default 64M; 0 skips)\n"
+                "  --seq-bytes=SIZE          bytes to read sequentially (default 64M; 0 skips; at\n"
+                "                            most the whole target, once)\n"
                 "  --block-size=SIZE         sequential read size (default 1M)\n"
                 "  --queue-depth=N           sequential reads in flight (default 4)\n"
                 "  --rand-block-size=SIZE    random read size (default 4K)\n"
@@ -84,26 +110,42 @@ static void help(FILE *f) {
                 "  --rand-count=N            reads per random run instead of a duration\n"
                 "  --timeout=TIME            give up on a target after this long; it then counts "
                 "as\n"
-                "                            stalled (default 30s + twice --rand-seconds)\n"
+                "                            stalled (default 30s + twice --rand-seconds); it "
+                "must\n"
+                "                            hold the random runs\n"
                 "  --seed=N                  seed for offsets (default: random)\n"
                 "  --idle                    probe at nice 19 and I/O priority class idle\n"
                 "  --json                    one JSON object per target and line\n"
                 "  --no-progress             no progress line (shown only when stderr is a tty)\n"
+                "  -v --verbose              debug lines on stderr\n"
                 "  -h --help                 show this help\n\n"
-                "SIZE takes K/M/G/T suffixes (base 1024); TIME takes s/ms/us/min (default s).\n"
-                "Block sizes must be multiples of each target's logical block size; queue depths\n"
-                "1..1024, block sizes up to 1G.\n\n"
-                "Exit status: 0 all targets probed without errors; 1 usage error (bad option, or "
+                "SIZE: a number with an optional suffix as fio takes them, all powers of 1024:\n"
+                "k K KB KiB (and M G T P E alike; 64m = 64M = 64MB = 64MiB = 67108864 bytes).\n"
+                "TIME takes s/ms/us/min (default s). Block sizes must be multiples of each "
+                "target's\n"
+                "logical block size; queue depths 1..1024, block sizes up to 1G. A block size "
+                "larger\n"
+                "than a small target shrinks to fit, and says so.\n\n"
+                "Table: SEQ MiB/s, IOPS per random run (QDn as given), latency percentiles of "
+                "the\n"
+                "first random run (the column names its queue depth). --json states: ok, error "
+                "(some\n"
+                "reads failed), stalled (not done within --timeout), unusable (not probed, exit "
+                "2),\n"
+                "usage (a parameter this target cannot take, exit 1).\n\n"
+                "Exit status: 0 all targets probed without errors; 1 usage error (bad option, a\n"
+                "--timeout too short for the runs asked, or a block size a target cannot use); 2 "
                 "a\n"
-                "block size a target cannot use); 2 a target cannot be probed (missing, not a "
-                "block\n"
-                "device or regular file, too small, permission denied, no O_DIRECT support);\n"
-                "3 I/O errors were seen or a probe stalled (did not finish within --timeout).\n"
+                "target cannot be probed (missing, not a block device or regular file, too "
+                "small,\n"
+                "permission denied, no O_DIRECT support); 3 I/O errors were seen or a probe "
+                "stalled\n"
+                "(did not finish within --timeout); 5 the output could not be written.\n"
                 "With several targets the most severe wins: 1, then 3, then 2.\n");
 }
 
 static int usage_error(const char *option, const char *value, const char *why) {
-        fprintf(stderr, "storpulsectl probe: invalid %s '%s': %s\n", option, value, why);
+        log_error("invalid %s '%s': %s", option, value, why);
         return -EINVAL;
 }
 
@@ -120,7 +162,7 @@ static int parse_size_opt(const char *option, const char *s, uint64_t *ret) {
         uint64_t v;
 
         if (parse_size(s, &v) < 0)
-                return usage_error(option, s, "not a size (e.g. 4K, 1M)");
+                return usage_error(option, s, "not a size (e.g. 4k, 4K, 4KiB, 64m, 1G)");
         *ret = v;
         return 0;
 }
@@ -171,21 +213,137 @@ static uint64_t random_seed(void) {
         return seed;
 }
 
+enum {
+        ARG_SEQ_BYTES = 0x100,
+        ARG_BLOCK_SIZE,
+        ARG_QUEUE_DEPTH,
+        ARG_RAND_BLOCK_SIZE,
+        ARG_RAND_QUEUE_DEPTH,
+        ARG_RAND_SECONDS,
+        ARG_RAND_COUNT,
+        ARG_TIMEOUT,
+        ARG_SEED,
+        ARG_JSON,
+        ARG_NO_PROGRESS,
+        ARG_IDLE,
+};
+
+/* "--rand-queue-depth=N[,M]" */
+static int parse_rand_depths(const char *arg, ProbeParams *p) {
+        _cleanup_free_ char *copy = strdup(arg);
+        char *comma;
+        int r;
+
+        if (!copy)
+                return -ENOMEM;
+        comma = strchr(copy, ',');
+        if (comma)
+                *comma = '\0';
+        r = parse_depth_opt("--rand-queue-depth", copy, &p->rand_queue_depth);
+        if (r < 0)
+                return r;
+        p->rand_deep_queue_depth = 0;
+        if (comma)
+                return parse_depth_opt("--rand-queue-depth", comma + 1, &p->rand_deep_queue_depth);
+        return 0;
+}
+
+/* One option; *seed_set and *rand_off record what finish_params() needs to know. */
+static int parse_option(ProbeCli *cli, int c, const char *arg, bool *seed_set, bool *rand_off) {
+        ProbeParams *p = &cli->params;
+        int r;
+
+        switch (c) {
+        case ARG_SEQ_BYTES:
+                r = parse_size_opt("--seq-bytes", arg, &p->seq_bytes);
+                if (r >= 0 && p->seq_bytes > PROBE_SEQ_BYTES_MAX)
+                        return usage_error("--seq-bytes", arg, "larger than 1P");
+                return r;
+        case ARG_BLOCK_SIZE:
+                return parse_block_size_opt("--block-size", arg, &p->seq_block_size);
+        case ARG_QUEUE_DEPTH:
+                return parse_depth_opt("--queue-depth", arg, &p->seq_queue_depth);
+        case ARG_RAND_BLOCK_SIZE:
+                return parse_block_size_opt("--rand-block-size", arg, &p->rand_block_size);
+        case ARG_RAND_QUEUE_DEPTH:
+                return parse_rand_depths(arg, p);
+        case ARG_RAND_SECONDS:
+                r = parse_sec_opt("--rand-seconds", arg, &p->rand_duration_usec);
+                *rand_off = r >= 0 && p->rand_duration_usec == 0;
+                return r;
+        case ARG_RAND_COUNT:
+                if (safe_atou64(arg, &p->rand_count) < 0)
+                        return usage_error("--rand-count", arg, "not a number");
+                if (p->rand_count > PROBE_SEQ_BYTES_MAX)
+                        return usage_error("--rand-count", arg, "absurdly large");
+                return 0;
+        case ARG_TIMEOUT:
+                r = parse_sec_opt("--timeout", arg, &p->timeout_usec);
+                if (r >= 0 && p->timeout_usec == 0)
+                        return usage_error("--timeout", arg, "must be positive");
+                cli->timeout_set = true;
+                return r;
+        case ARG_SEED:
+                if (safe_atou64(arg, &p->seed) < 0)
+                        return usage_error("--seed", arg, "not a number");
+                *seed_set = true;
+                return 0;
+        case ARG_JSON:
+                cli->json = true;
+                return 0;
+        case ARG_NO_PROGRESS:
+                cli->progress = false;
+                return 0;
+        case ARG_IDLE:
+                p->idle_priority = true;
+                return 0;
+        case 'v':
+                ctl_set_verbose(true);
+                return 0;
+        }
+        return -EINVAL;
+}
+
+static unsigned random_runs(const ProbeParams *p) {
+        return (p->rand_queue_depth > 0) + (p->rand_deep_queue_depth > 0);
+}
+
+/* Defaults that depend on other options, and what can be refused before touching a target. */
+static int finish_params(ProbeCli *cli, bool seed_set, bool rand_off) {
+        ProbeParams *p = &cli->params;
+
+        if (!cli->timeout_set && p->rand_count == 0 &&
+            p->rand_duration_usec <= PROBE_DURATION_MAX_USEC / 4)
+                /* The default leaves 30 s for the sequential part and slack beyond both random
+                 * runs, so asking for long random runs does not end them as "stalled". */
+                p->timeout_usec = MIN(PROBE_PARAMS_DEFAULT.timeout_usec + 2 * p->rand_duration_usec,
+                                      PROBE_DURATION_MAX_USEC);
+        if (rand_off && p->rand_count == 0) {
+                p->rand_queue_depth = 0;
+                p->rand_deep_queue_depth = 0;
+        }
+        if (p->seq_bytes == 0 && p->rand_queue_depth == 0) {
+                log_error("nothing to measure: --seq-bytes=0 and --rand-seconds=0");
+                return -EINVAL;
+        }
+        /* Random runs of a fixed duration that cannot fit in the timeout would end as "stalled"
+         * on a perfectly healthy disk: that is a usage error, not a finding. */
+        if (p->rand_count == 0 &&
+            (uint64_t) random_runs(p) * p->rand_duration_usec >= p->timeout_usec) {
+                log_error("--timeout=%.1fs cannot hold the random runs (%u x --rand-seconds=%.1fs, "
+                          "plus the sequential read); give a longer --timeout or shorter "
+                          "--rand-seconds",
+                          (double) p->timeout_usec / USEC_PER_SEC, random_runs(p),
+                          (double) p->rand_duration_usec / USEC_PER_SEC);
+                return -EINVAL;
+        }
+        if (!seed_set)
+                p->seed = random_seed();
+        return 0;
+}
+
+/* 1 to go on with the targets at argv[optind..], 0 after --help, -EINVAL for a usage error. */
 static int parse_argv(int argc, char **argv, ProbeCli *cli) {
-        enum {
-                ARG_SEQ_BYTES = 0x100,
-                ARG_BLOCK_SIZE,
-                ARG_QUEUE_DEPTH,
-                ARG_RAND_BLOCK_SIZE,
-                ARG_RAND_QUEUE_DEPTH,
-                ARG_RAND_SECONDS,
-                ARG_RAND_COUNT,
-                ARG_TIMEOUT,
-                ARG_SEED,
-                ARG_JSON,
-                ARG_NO_PROGRESS,
-                ARG_IDLE,
-        };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "seq-bytes", required_argument, NULL, ARG_SEQ_BYTES },
@@ -200,126 +358,36 @@ static int parse_argv(int argc, char **argv, ProbeCli *cli) {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "no-progress", no_argument, NULL, ARG_NO_PROGRESS },
                 { "idle", no_argument, NULL, ARG_IDLE },
+                { "verbose", no_argument, NULL, 'v' },
                 {},
         };
-        ProbeParams *p = &cli->params;
-        bool seed_set = false, rand_off = false, timeout_set = false;
+        bool seed_set = false, rand_off = false;
         int c, r;
 
         optind = 0;
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, ":hv", options, NULL)) >= 0) {
                 switch (c) {
                 case 'h':
                         help(stdout);
                         return 0;
-                case ARG_SEQ_BYTES:
-                        r = parse_size_opt("--seq-bytes", optarg, &p->seq_bytes);
-                        if (r < 0)
-                                return r;
-                        if (p->seq_bytes > PROBE_SEQ_BYTES_MAX)
-                                return usage_error("--seq-bytes", optarg, "larger than 1P");
-                        break;
-                case ARG_BLOCK_SIZE:
-                        r = parse_block_size_opt("--block-size", optarg, &p->seq_block_size);
-                        if (r < 0)
-                                return r;
-                        break;
-                case ARG_QUEUE_DEPTH:
-                        r = parse_depth_opt("--queue-depth", optarg, &p->seq_queue_depth);
-                        if (r < 0)
-                                return r;
-                        break;
-                case ARG_RAND_BLOCK_SIZE:
-                        r = parse_block_size_opt("--rand-block-size", optarg, &p->rand_block_size);
-                        if (r < 0)
-                                return r;
-                        break;
-                case ARG_RAND_QUEUE_DEPTH: {
-                        _cleanup_free_ char *copy = strdup(optarg);
-                        char *comma;
-
-                        if (!copy)
-                                return -ENOMEM;
-                        comma = strchr(copy, ',');
-                        if (comma)
-                                *comma = '\0';
-                        r = parse_depth_opt("--rand-queue-depth", copy, &p->rand_queue_depth);
-                        if (r < 0)
-                                return r;
-                        p->rand_deep_queue_depth = 0;
-                        if (comma) {
-                                r = parse_depth_opt("--rand-queue-depth", comma + 1,
-                                                    &p->rand_deep_queue_depth);
-                                if (r < 0)
-                                        return r;
-                        }
-                        break;
-                }
-                case ARG_RAND_SECONDS:
-                        r = parse_sec_opt("--rand-seconds", optarg, &p->rand_duration_usec);
-                        if (r < 0)
-                                return r;
-                        rand_off = p->rand_duration_usec == 0;
-                        break;
-                case ARG_RAND_COUNT:
-                        if (safe_atou64(optarg, &p->rand_count) < 0)
-                                return usage_error("--rand-count", optarg, "not a number");
-                        if (p->rand_count > PROBE_SEQ_BYTES_MAX)
-                                return usage_error("--rand-count", optarg, "absurdly large");
-                        break;
-                case ARG_TIMEOUT:
-                        r = parse_sec_opt("--timeout", optarg, &p->timeout_usec);
-                        if (r < 0)
-                                return r;
-                        if (p->timeout_usec == 0)
-                                return usage_error("--timeout", optarg, "must be positive");
-                        timeout_set = true;
-                        break;
-                case ARG_SEED:
-                        if (safe_atou64(optarg, &p->seed) < 0)
-                                return usage_error("--seed", optarg, "not a number");
-                        seed_set = true;
-                        break;
-                case ARG_JSON:
-                        cli->json = true;
-                        break;
-                case ARG_NO_PROGRESS:
-                        cli->progress = false;
-                        break;
-                case ARG_IDLE:
-                        p->idle_priority = true;
-                        break;
                 case ':':
-                        fprintf(stderr, "storpulsectl probe: option '%s' needs a value\n",
-                                argv[optind - 1]);
+                        log_error("option '%s' needs a value", argv[optind - 1]);
                         return -EINVAL;
                 case '?':
-                default:
-                        fprintf(stderr, "storpulsectl probe: unknown option '%s'; see --help\n",
-                                argv[optind - 1]);
+                        log_error("unknown option '%s'; see --help", argv[optind - 1]);
                         return -EINVAL;
+                default:
+                        r = parse_option(cli, c, optarg, &seed_set, &rand_off);
+                        if (r < 0)
+                                return r;
                 }
         }
-        if (!timeout_set && p->rand_count == 0 &&
-            p->rand_duration_usec <= PROBE_DURATION_MAX_USEC / 4)
-                /* The default leaves 30 s for the sequential part and slack beyond both random
-                 * runs, so asking for long random runs does not end them as "stalled". */
-                p->timeout_usec = MIN(PROBE_PARAMS_DEFAULT.timeout_usec + 2 * p->rand_duration_usec,
-                                      PROBE_DURATION_MAX_USEC);
-        if (rand_off && p->rand_count == 0) {
-                p->rand_queue_depth = 0;
-                p->rand_deep_queue_depth = 0;
-        }
-        if (p->seq_bytes == 0 && p->rand_queue_depth == 0) {
-                fprintf(stderr, "storpulsectl probe: nothing to measure: --seq-bytes=0 and "
-                                "--rand-seconds=0\n");
-                return -EINVAL;
-        }
-        if (!seed_set)
-                p->seed = random_seed();
+        r = finish_params(cli, seed_set, rand_off);
+        if (r < 0)
+                return r;
         if (optind >= argc) {
-                fprintf(stderr, "storpulsectl probe: no PATH given; see --help\n");
+                log_error("no PATH given; see --help");
                 return -EINVAL;
         }
         return 1;
@@ -346,41 +414,138 @@ static double cpu_percent(const ProbeResult *r) {
         return r->elapsed_ns > 0 ? cpu_seconds(r) * 1e9 / (double) r->elapsed_ns * 100.0 : 0;
 }
 
+/* The path as the table and the messages show it (escaped); "?" on OOM. */
+static char *display_path(const char *path) {
+        return utf8_escape_display(path) ?: strdup("?");
+}
+
+#define NUM_WIDTH 9
+
 static void print_header(ProbeCli *cli) {
+        const ProbeParams *p = &cli->params;
+        char label[32];
+
         if (cli->header_printed)
                 return;
         cli->header_printed = true;
-        printf("%-20s %8s %9s %9s %10s %9s %9s %9s %5s %6s %s\n", "TARGET", "SIZE", "SEQ MB/s",
-               "IOPS QD1", "IOPS QDn", "p50", "p99", "MAX", "CPU%", "ERRORS", "STATE");
-}
+        printf("%-*s %9s", (int) cli->target_width, "TARGET", "SIZE");
+        if (p->seq_bytes > 0)
+                printf(" %*s", NUM_WIDTH, "SEQ MiB/s");
+        if (p->rand_queue_depth > 0) {
+                (void) snprintf(label, sizeof(label), "IOPS QD%u", p->rand_queue_depth);
+                printf(" %*s", NUM_WIDTH + 2, label);
+        }
+        if (p->rand_deep_queue_depth > 0) {
+                (void) snprintf(label, sizeof(label), "IOPS QD%u", p->rand_deep_queue_depth);
+                printf(" %*s", NUM_WIDTH + 2, label);
+        }
+        if (p->rand_queue_depth > 0) {
+                static const char *const lat[] = { "p50", "p99", "MAX" };
 
-static void print_row(ProbeCli *cli, const char *path, const ProbeRunnerOutcome *o) {
-        const ProbeResult *r = &o->result;
-        const ProbePhaseResult *seq = &r->phases[PROBE_PHASE_SEQUENTIAL],
-                               *rnd = &r->phases[PROBE_PHASE_RANDOM],
-                               *deep = &r->phases[PROBE_PHASE_RANDOM_DEEP];
-        char size[16], mbs[16] = "-", qd1[16] = "-", qdn[24] = "-", p50[16] = "-", p99[16] = "-",
-                       max[16] = "-";
-
-        print_header(cli);
-        format_bytes(size, sizeof(size), o->info.size_bytes);
-        if (seq->ran)
-                (void) snprintf(mbs, sizeof(mbs), "%.1f", probe_phase_bytes_per_second(seq) / 1e6);
-        if (rnd->ran) {
-                (void) snprintf(qd1, sizeof(qd1), "%.0f", probe_phase_iops(rnd));
-                if (rnd->latency.count > 0) {
-                        format_ns(p50, sizeof(p50),
-                                  latency_histogram_percentile(&rnd->latency, 50));
-                        format_ns(p99, sizeof(p99),
-                                  latency_histogram_percentile(&rnd->latency, 99));
-                        format_ns(max, sizeof(max), rnd->latency.max_ns);
+                for (size_t i = 0; i < ELEMENTSOF(lat); i++) {
+                        (void) snprintf(label, sizeof(label), "%s QD%u", lat[i],
+                                        p->rand_queue_depth);
+                        printf(" %*s", NUM_WIDTH + 1, label);
                 }
         }
-        if (deep->ran)
-                (void) snprintf(qdn, sizeof(qdn), "%.0f@%u", probe_phase_iops(deep),
-                                deep->queue_depth);
-        printf("%-20s %8s %9s %9s %10s %9s %9s %9s %5.1f %6" PRIu64 " %s\n", path, size, mbs, qd1,
-               qdn, p50, p99, max, cpu_percent(r), r->errors, probe_state_to_string(r->state));
+        printf(" %5s %6s %s\n", "CPU%", "ERRORS", "STATE");
+}
+
+/* One row; r NULL (no result): dashes. */
+static void print_row(ProbeCli *cli, const char *path, const ProbeRunnerOutcome *o,
+                      const ProbeResult *r, const char *state) {
+        const ProbeParams *p = &cli->params;
+        _cleanup_free_ char *shown = display_path(path);
+        char size[FORMAT_BYTES_MAX] = "-", buf[32];
+
+        print_header(cli);
+        if (o->have_info)
+                (void) format_bytes(size, sizeof(size), o->info.size_bytes);
+        printf("%-*s %9s", (int) cli->target_width, shown, size);
+        if (p->seq_bytes > 0) {
+                const ProbePhaseResult *seq = r ? &r->phases[PROBE_PHASE_SEQUENTIAL] : NULL;
+
+                if (seq && seq->ran)
+                        (void) snprintf(buf, sizeof(buf), "%.1f",
+                                        bytes_to_mib(probe_phase_bytes_per_second(seq)));
+                printf(" %*s", NUM_WIDTH, seq && seq->ran ? buf : "-");
+        }
+        for (ProbePhase ph = PROBE_PHASE_RANDOM; ph <= PROBE_PHASE_RANDOM_DEEP; ph++) {
+                const ProbePhaseResult *x = r ? &r->phases[ph] : NULL;
+
+                if ((ph == PROBE_PHASE_RANDOM ? p->rand_queue_depth : p->rand_deep_queue_depth) ==
+                    0)
+                        continue;
+                if (x && x->ran)
+                        (void) snprintf(buf, sizeof(buf), "%.0f", probe_phase_iops(x));
+                printf(" %*s", NUM_WIDTH + 2, x && x->ran ? buf : "-");
+        }
+        if (p->rand_queue_depth > 0) {
+                const ProbePhaseResult *x = r ? &r->phases[PROBE_PHASE_RANDOM] : NULL;
+                bool have = x && x->ran && x->latency.count > 0;
+                const nsec_t v[] = {
+                        have ? latency_histogram_percentile(&x->latency, 50) : 0,
+                        have ? latency_histogram_percentile(&x->latency, 99) : 0,
+                        have ? x->latency.max_ns : 0,
+                };
+
+                for (size_t i = 0; i < ELEMENTSOF(v); i++) {
+                        if (have)
+                                format_ns(buf, sizeof(buf), v[i]);
+                        printf(" %*s", NUM_WIDTH + 1, have ? buf : "-");
+                }
+        }
+        if (r)
+                printf(" %5.1f %6" PRIu64 " %s\n", cpu_percent(r), r->errors, state);
+        else
+                printf(" %5s %6s %s\n", "-", "-", state);
+}
+
+static void _printf_(2, 3) note_add(Notes *n, const char *fmt, ...) {
+        va_list ap;
+
+        if (n->n >= NOTES_MAX)
+                return;
+        va_start(ap, fmt);
+        (void) vsnprintf(n->text[n->n++], sizeof(n->text[0]), fmt, ap);
+        va_end(ap);
+}
+
+/* What this run changed about the measurement (see the top comment). */
+static void collect_notes(const ProbeCli *cli, const ProbeRunnerOutcome *o, Notes *n) {
+        const ProbeParams *p = &cli->params;
+        const ProbeResult *r = &o->result;
+        const ProbePhaseResult *seq = &r->phases[PROBE_PHASE_SEQUENTIAL],
+                               *rnd = &r->phases[PROBE_PHASE_RANDOM];
+        char a[FORMAT_BYTES_MAX], b[FORMAT_BYTES_MAX], c[FORMAT_BYTES_MAX];
+
+        *n = (Notes){};
+        if (!o->have_info)
+                return;
+        if (seq->ran && p->seq_bytes > o->info.size_bytes)
+                note_add(n,
+                         "--seq-bytes=%s is more than the target holds (%s): read it once, whole "
+                         "(%s), not again from a cache",
+                         format_bytes(a, sizeof(a), p->seq_bytes),
+                         format_bytes(b, sizeof(b), o->info.size_bytes),
+                         format_bytes(c, sizeof(c), seq->bytes));
+        if (seq->ran && seq->block_size < p->seq_block_size)
+                note_add(n, "--block-size=%s does not fit the target (%s): reads of %s instead",
+                         format_bytes(a, sizeof(a), p->seq_block_size),
+                         format_bytes(b, sizeof(b), o->info.size_bytes),
+                         format_bytes(c, sizeof(c), seq->block_size));
+        if (rnd->ran && rnd->block_size < p->rand_block_size)
+                note_add(n,
+                         "--rand-block-size=%s does not fit the target (%s): reads of %s instead",
+                         format_bytes(a, sizeof(a), p->rand_block_size),
+                         format_bytes(b, sizeof(b), o->info.size_bytes),
+                         format_bytes(c, sizeof(c), rnd->block_size));
+        if (o->info.kind == PROBE_TARGET_FILE && o->info.has_holes)
+                note_add(n,
+                         "a sparse file (%s of %s allocated): its holes read as zeros without "
+                         "reaching the disk, so these figures overstate the disk",
+                         format_bytes(a, sizeof(a), o->info.allocated_bytes),
+                         format_bytes(b, sizeof(b), o->info.size_bytes));
 }
 
 static json_object *json_latency(const LatencyHistogram *h) {
@@ -427,12 +592,56 @@ static json_object *json_phase(const ProbePhaseResult *ph) {
         return o;
 }
 
-static void print_json(const char *path, const ProbeRunnerOutcome *o, const char *state,
-                       const char *error) {
-        _cleanup_(json_object_putp) json_object *j = json_object_new_object();
-        const ProbeResult *r = &o->result;
-        json_object *offsets;
+static json_object *json_error_offsets(const ProbeResult *r) {
+        json_object *offsets = json_object_new_array();
 
+        for (unsigned i = 0; offsets && i < r->n_error_offsets; i++) {
+                json_object *e = json_object_new_object();
+
+                if (!e)
+                        break;
+                json_object_object_add(e, "offset", json_object_new_uint64(r->error_offsets[i]));
+                json_object_object_add(e, "sector",
+                                       json_object_new_uint64(r->error_offsets[i] / 512));
+                json_object_object_add(
+                        e, "error",
+                        json_object_new_string(r->error_codes[i] == 0
+                                                       ? "short read"
+                                                       : strerror(-r->error_codes[i])));
+                json_object_array_add(offsets, e);
+        }
+        return offsets;
+}
+
+static void json_add_result(json_object *j, const ProbeResult *r, const Notes *n) {
+        json_object *notes = json_object_new_array();
+
+        for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
+                json_object_object_add(j, probe_phase_to_string(ph), json_phase(&r->phases[ph]));
+        json_object_object_add(j, "errors", json_object_new_uint64(r->errors));
+        json_object_object_add(j, "error_offsets", json_error_offsets(r));
+        json_object_object_add(j, "error_offsets_omitted",
+                               json_object_new_uint64(r->errors > r->n_error_offsets
+                                                              ? r->errors - r->n_error_offsets
+                                                              : 0));
+        for (unsigned i = 0; notes && n && i < n->n; i++)
+                json_object_array_add(notes, json_object_new_string(n->text[i]));
+        json_object_object_add(j, "notes", notes);
+        json_object_object_add(j, "cpu_seconds", json_object_new_double(cpu_seconds(r)));
+        json_object_object_add(j, "cpu_user_seconds",
+                               json_object_new_double((double) r->cpu_user_usec / 1e6));
+        json_object_object_add(j, "cpu_system_seconds",
+                               json_object_new_double((double) r->cpu_sys_usec / 1e6));
+        json_object_object_add(j, "cpu_percent", json_object_new_double(cpu_percent(r)));
+        json_object_object_add(j, "seconds", json_object_new_double((double) r->elapsed_ns / 1e9));
+}
+
+static void print_json(const char *path, const ProbeRunnerOutcome *o, const char *state,
+                       const char *error, const Notes *n) {
+        _cleanup_(json_object_putp) json_object *j = json_object_new_object();
+
+        if (!j)
+                return;
         json_object_object_add(j, "path", json_object_new_string(path));
         json_object_object_add(j, "state", json_object_new_string(state));
         if (error)
@@ -441,43 +650,21 @@ static void print_json(const char *path, const ProbeRunnerOutcome *o, const char
                 json_object_object_add(
                         j, "kind",
                         json_object_new_string(probe_target_kind_to_string(o->info.kind)));
-                json_object_object_add(j, "size_bytes",
-                                       json_object_new_int64((int64_t) o->info.size_bytes));
+                json_object_object_add(j, "size_bytes", json_object_new_uint64(o->info.size_bytes));
                 json_object_object_add(j, "logical_block_size",
                                        json_object_new_int64(o->info.logical_block_size));
-        }
-        if (o->status == PROBE_RUNNER_DONE) {
-                for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
-                        json_object_object_add(j, probe_phase_to_string(ph),
-                                               json_phase(&r->phases[ph]));
-                json_object_object_add(j, "errors", json_object_new_int64((int64_t) r->errors));
-                offsets = json_object_new_array();
-                for (unsigned i = 0; i < r->n_error_offsets; i++) {
-                        json_object *e = json_object_new_object();
-
-                        json_object_object_add(
-                                e, "offset", json_object_new_int64((int64_t) r->error_offsets[i]));
-                        json_object_object_add(
-                                e, "error",
-                                json_object_new_string(r->error_codes[i] == 0
-                                                               ? "short read"
-                                                               : strerror(-r->error_codes[i])));
-                        json_object_array_add(offsets, e);
+                if (o->info.kind == PROBE_TARGET_FILE) {
+                        json_object_object_add(j, "sparse",
+                                               json_object_new_boolean(o->info.has_holes));
+                        json_object_object_add(j, "allocated_bytes",
+                                               json_object_new_uint64(o->info.allocated_bytes));
                 }
-                json_object_object_add(j, "error_offsets", offsets);
-                json_object_object_add(j, "cpu_seconds", json_object_new_double(cpu_seconds(r)));
-                json_object_object_add(j, "cpu_user_seconds",
-                                       json_object_new_double((double) r->cpu_user_usec / 1e6));
-                json_object_object_add(j, "cpu_system_seconds",
-                                       json_object_new_double((double) r->cpu_sys_usec / 1e6));
-                json_object_object_add(j, "cpu_percent", json_object_new_double(cpu_percent(r)));
-                json_object_object_add(j, "seconds",
-                                       json_object_new_double((double) r->elapsed_ns / 1e9));
-        } else
+        }
+        if (o->status == PROBE_RUNNER_DONE)
+                json_add_result(j, &o->result, n);
+        else
                 json_object_object_add(j, "errors", json_object_new_int64(0));
-        puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN |
-                                                       JSON_C_TO_STRING_NOSLASHESCAPE));
-        fflush(stdout);
+        (void) ctl_json_print(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
 static void progress_cb(const ProbeProgress *p, void *userdata) {
@@ -498,117 +685,160 @@ static void progress_clear(ProbeCli *cli) {
         }
 }
 
+/* "--timeout=34.0s (the default: 30s + twice --rand-seconds)" */
+static void format_timeout(const ProbeCli *cli, char *buf, size_t n) {
+        (void) snprintf(buf, n, "--timeout=%.1fs%s", (double) cli->params.timeout_usec / 1e6,
+                        cli->timeout_set ? "" : " (the default: 30s + twice --rand-seconds)");
+}
+
+static int report_unusable(ProbeCli *cli, const char *path, const char *shown,
+                           const ProbeRunnerOutcome *o) {
+        char buf[256];
+
+        switch (o->error) {
+        case -ENOENT:
+        case -EISDIR:
+        case -ENOTBLK:
+        case -ESPIPE:
+        case -ENXIO:
+        case -EACCES:
+        case -EPERM:
+        case -EOPNOTSUPP:
+        case -ENODATA:
+        case -ENOMEDIUM:
+                (void) snprintf(buf, sizeof(buf), "%s", probe_target_strerror(o->error));
+                break;
+        default:
+                (void) snprintf(buf, sizeof(buf), "%s: %s", probe_target_strerror(o->error),
+                                strerror(-o->error));
+        }
+        log_error("%s: cannot probe: %s", shown, buf);
+        if (cli->json)
+                print_json(path, o, "unusable", buf, NULL);
+        return EXIT_UNUSABLE;
+}
+
+static int report_bad_param(ProbeCli *cli, const char *path, const char *shown,
+                            const ProbeRunnerOutcome *o) {
+        const char *opt = probe_param_to_string(o->bad_param);
+        uint32_t v = o->bad_param == PROBE_PARAM_SEQ_BLOCK_SIZE ? cli->params.seq_block_size
+                                                                : cli->params.rand_block_size;
+        char buf[256];
+
+        (void) snprintf(buf, sizeof(buf),
+                        "--%s=%" PRIu32 " is not a multiple of the logical block size %" PRIu32,
+                        opt ? opt : "?", v, o->info.logical_block_size);
+        log_error("%s: %s", shown, buf);
+        if (cli->json)
+                print_json(path, o, "usage", buf, NULL);
+        return EXIT_USAGE;
+}
+
+static int report_stalled(ProbeCli *cli, const char *path, const char *shown,
+                          const ProbeRunnerOutcome *o) {
+        char buf[256], t[96];
+
+        format_timeout(cli, t, sizeof(t));
+        (void) snprintf(buf, sizeof(buf),
+                        "probe stalled: no result within %s; the probing process was killed %.1fs "
+                        "after it",
+                        t, (double) PROBE_RUNNER_GRACE_USEC / 1e6);
+        log_error("%s: %s", shown, buf);
+        if (cli->json)
+                print_json(path, o, "stalled", buf, NULL);
+        else
+                print_row(cli, path, o, NULL, "stalled");
+        return EXIT_IO_ERRORS;
+}
+
+static void report_errors(const char *shown, const ProbeResult *r) {
+        char line[2048];
+        size_t pos;
+
+        pos = (size_t) snprintf(line, sizeof(line), "%s: %" PRIu64 " I/O error%s", shown, r->errors,
+                                r->errors == 1 ? "" : "s");
+        for (unsigned i = 0; i < r->n_error_offsets && pos < sizeof(line); i++)
+                pos += (size_t) snprintf(
+                        line + pos, sizeof(line) - pos,
+                        "%s offset %" PRIu64 " (sector %" PRIu64 ", %s)", i == 0 ? ":" : ",",
+                        r->error_offsets[i], r->error_offsets[i] / 512,
+                        r->error_codes[i] == 0 ? "short read" : strerror(-r->error_codes[i]));
+        if (r->errors > r->n_error_offsets && pos < sizeof(line))
+                (void) snprintf(line + pos, sizeof(line) - pos, " and %" PRIu64 " more",
+                                r->errors - r->n_error_offsets);
+        log_error("%s", line);
+}
+
+static int report_done(ProbeCli *cli, const char *path, const char *shown,
+                       const ProbeRunnerOutcome *o) {
+        const ProbeResult *r = &o->result;
+        Notes n;
+
+        collect_notes(cli, o, &n);
+        for (unsigned i = 0; i < n.n; i++)
+                log_notice("%s: note: %s", shown, n.text[i]);
+        if (cli->json)
+                print_json(path, o, probe_state_to_string(r->state), NULL, &n);
+        else
+                print_row(cli, path, o, r, probe_state_to_string(r->state));
+        if (r->state == PROBE_STATE_STALLED) {
+                char t[96];
+
+                format_timeout(cli, t, sizeof(t));
+                log_error("%s: probe stalled: did not finish within %s", shown, t);
+        }
+        if (r->errors > 0)
+                report_errors(shown, r);
+        return r->state == PROBE_STATE_OK ? EXIT_OK : EXIT_IO_ERRORS;
+}
+
 static int probe_one(ProbeCli *cli, const char *path) {
         _cleanup_free_ ProbeRunnerOutcome *o = calloc(1, sizeof(*o));
-        char buf[256];
+        _cleanup_free_ char *shown = display_path(path);
         int r;
 
-        if (!o) {
-                fprintf(stderr, "storpulsectl probe: out of memory\n");
+        if (!o || !shown) {
+                log_oom();
                 return EXIT_UNUSABLE;
         }
-        cli->current = path;
+        cli->current = shown;
         r = probe_runner_run(cli->reaper, path, &cli->params, cli->sysfs_fd, progress_cb, cli, o);
         progress_clear(cli);
         if (r < 0) {
-                fprintf(stderr, "storpulsectl probe: %s: cannot start probe: %s\n", path,
-                        strerror(-r));
+                log_error("%s: cannot start probe: %s", shown, strerror(-r));
                 if (cli->json)
-                        print_json(path, o, "unusable", strerror(-r));
+                        print_json(path, o, "unusable", strerror(-r), NULL);
                 return EXIT_UNUSABLE;
         }
 
         switch (o->status) {
         case PROBE_RUNNER_UNUSABLE:
-                switch (o->error) {
-                case -ENOENT:
-                case -EISDIR:
-                case -ENOTBLK:
-                case -ESPIPE:
-                case -ENXIO:
-                case -EACCES:
-                case -EPERM:
-                case -EOPNOTSUPP:
-                case -ENODATA:
-                case -ENOMEDIUM:
-                        (void) snprintf(buf, sizeof(buf), "%s", probe_target_strerror(o->error));
-                        break;
-                default:
-                        (void) snprintf(buf, sizeof(buf), "%s: %s", probe_target_strerror(o->error),
-                                        strerror(-o->error));
-                }
-                fprintf(stderr, "storpulsectl probe: %s: cannot probe: %s\n", path, buf);
-                if (cli->json)
-                        print_json(path, o, "unusable", buf);
-                return EXIT_UNUSABLE;
-        case PROBE_RUNNER_BAD_PARAM: {
-                const char *opt = probe_param_to_string(o->bad_param);
-                uint32_t v = o->bad_param == PROBE_PARAM_SEQ_BLOCK_SIZE
-                                     ? cli->params.seq_block_size
-                                     : cli->params.rand_block_size;
-
-                (void) snprintf(buf, sizeof(buf),
-                                "--%s=%" PRIu32
-                                " is not a multiple of the logical block size %" PRIu32,
-                                opt ? opt : "?", v, o->info.logical_block_size);
-                fprintf(stderr, "storpulsectl probe: %s: %s\n", path, buf);
-                if (cli->json)
-                        print_json(path, o, "usage", buf);
-                return EXIT_USAGE;
-        }
+                return report_unusable(cli, path, shown, o);
+        case PROBE_RUNNER_BAD_PARAM:
+                return report_bad_param(cli, path, shown, o);
         case PROBE_RUNNER_STALLED:
-                (void) snprintf(buf, sizeof(buf),
-                                "probe stalled: no result within the timeout (%.1fs); the probing "
-                                "process was killed",
-                                (double) (cli->params.timeout_usec + PROBE_RUNNER_GRACE_USEC) /
-                                        1e6);
-                fprintf(stderr, "storpulsectl probe: %s: %s\n", path, buf);
-                if (cli->json)
-                        print_json(path, o, "stalled", buf);
-                else {
-                        print_header(cli);
-                        printf("%-20s %8s %9s %9s %10s %9s %9s %9s %5s %6s %s\n", path, "-", "-",
-                               "-", "-", "-", "-", "-", "-", "-", "stalled");
-                }
-                return EXIT_IO_ERRORS;
-        case PROBE_RUNNER_FAILED:
+                return report_stalled(cli, path, shown, o);
+        case PROBE_RUNNER_FAILED: {
+                char buf[256];
+
                 if (o->error == -ECHILD)
                         (void) snprintf(buf, sizeof(buf),
                                         "the probing process died without a result");
                 else
                         (void) snprintf(buf, sizeof(buf), "probe failed: %s", strerror(-o->error));
-                fprintf(stderr, "storpulsectl probe: %s: %s\n", path, buf);
+                log_error("%s: %s", shown, buf);
                 if (cli->json)
-                        print_json(path, o, "unusable", buf);
+                        print_json(path, o, "unusable", buf, NULL);
                 return EXIT_UNUSABLE;
+        }
         case PROBE_RUNNER_DONE:
-                if (cli->json)
-                        print_json(path, o, probe_state_to_string(o->result.state), NULL);
-                else
-                        print_row(cli, path, o);
-                if (o->result.state == PROBE_STATE_STALLED)
-                        fprintf(stderr,
-                                "storpulsectl probe: %s: probe stalled: did not finish within the "
-                                "timeout (%.1fs)\n",
-                                path, (double) cli->params.timeout_usec / 1e6);
-                if (o->result.errors > 0) {
-                        fprintf(stderr, "storpulsectl probe: %s: %" PRIu64 " I/O errors", path,
-                                o->result.errors);
-                        for (unsigned i = 0; i < o->result.n_error_offsets; i++)
-                                fprintf(stderr, "%s offset %" PRIu64 " (%s)", i == 0 ? ":" : ",",
-                                        o->result.error_offsets[i],
-                                        o->result.error_codes[i] == 0
-                                                ? "short read"
-                                                : strerror(-o->result.error_codes[i]));
-                        fputc('\n', stderr);
-                }
-                return o->result.state == PROBE_STATE_OK ? EXIT_OK : EXIT_IO_ERRORS;
+                return report_done(cli, path, shown, o);
         case PROBE_RUNNER_RUNNING:
         case _PROBE_RUNNER_STATUS_MAX:
         case _PROBE_RUNNER_STATUS_INVALID:
                 break;
         }
-        fprintf(stderr, "storpulsectl probe: %s: probe ended without an outcome\n", path);
+        log_error("%s: probe ended without an outcome", shown);
         return EXIT_UNUSABLE;
 }
 
@@ -648,28 +878,40 @@ int ctl_probe_main(int argc, char **argv) {
         ProbeParam badp = _PROBE_PARAM_INVALID;
         int r, code = EXIT_OK;
 
+        ctl_setup_log("probe");
         r = parse_argv(argc, argv, &cli);
         if (r <= 0)
                 return r < 0 ? EXIT_USAGE : EXIT_OK;
         if (probe_params_validate(&cli.params, &badp) < 0) {
-                fprintf(stderr,
-                        "storpulsectl probe: invalid --%s: out of range (queue depth x block "
-                        "size is limited to 1G of buffers); see --help\n",
-                        probe_param_to_string(badp) ?: "?");
+                log_error("invalid --%s: out of range (queue depth x block size is limited to 1G "
+                          "of buffers); see --help",
+                          probe_param_to_string(badp) ?: "?");
                 return EXIT_USAGE;
+        }
+        /* The TARGET column is as wide as the widest name given (escaped as shown). */
+        cli.target_width = strlen("TARGET");
+        for (int i = optind; i < argc; i++) {
+                _cleanup_free_ char *shown = display_path(argv[i]);
+
+                cli.target_width = MAX(cli.target_width, utf8_display_width(shown));
         }
 
         r = process_reaper_new(NULL, NULL, &cli.reaper);
         if (r < 0) {
-                fprintf(stderr, "storpulsectl probe: %s\n", strerror(-r));
+                log_error_errno(r, "%m");
                 return EXIT_UNUSABLE;
         }
         /* Without /sys (a container) a file's block size falls back to st_blksize. */
         cli.sysfs_fd = open("/sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (cli.sysfs_fd < 0)
                 cli.sysfs_fd = -EBADF;
-        for (int i = optind; i < argc; i++)
+        for (int i = optind; i < argc; i++) {
                 code = worse(code, probe_one(&cli, argv[i]));
+                /* Nobody reads the results (full disk, closed pipe): do not go on measuring;
+                 * main() reports the write error (exit 5). */
+                if (ctl_stdout_error() < 0)
+                        break;
+        }
         report_left_behind(cli.reaper);
         cli.reaper = process_reaper_free(cli.reaper);
         cli.sysfs_fd = safe_close(cli.sysfs_fd);

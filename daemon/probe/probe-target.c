@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "basic/string-table.h"
 #include "basic/fileio.h"
@@ -141,6 +142,15 @@ static int describe_file(int fd, const struct stat *st, int sysfs_dirfd, ProbeTa
 
         info->kind = PROBE_TARGET_FILE;
         info->size_bytes = (uint64_t) st->st_size;
+        info->allocated_bytes = (uint64_t) st->st_blocks * 512;
+        if (st->st_size > 0) {
+                /* The first hole; the end of the file counts as one, so a hole is one before it.
+                 * A file system without SEEK_HOLE (EINVAL) reports none. */
+                off_t hole = lseek(fd, 0, SEEK_HOLE);
+
+                info->has_holes = hole >= 0 && hole < st->st_size;
+                (void) lseek(fd, 0, SEEK_SET);
+        }
         info->logical_block_size = lbs;
         info->mem_align = pick_pow2_align(MAX(mem, lbs));
         return 0;
@@ -159,6 +169,7 @@ static int describe_block(int fd, ProbeTargetInfo *info) {
 
         info->kind = PROBE_TARGET_BLOCK;
         info->size_bytes = size;
+        info->allocated_bytes = size;
         info->logical_block_size = (uint32_t) lbs;
         info->mem_align = pick_pow2_align((uint32_t) lbs);
         return 0;

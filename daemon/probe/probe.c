@@ -471,7 +471,9 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
                         continue;
                 if (which == PROBE_PHASE_SEQUENTIAL) {
                         ph.sequential = true;
-                        ph.to_issue = (p->seq_bytes + bs - 1) / bs;
+                        /* Never more than the target once: a second pass would re-read what a
+                         * controller or drive cache now holds and report the cache. */
+                        ph.to_issue = MIN((p->seq_bytes + bs - 1) / bs, size_bytes / bs);
                 } else {
                         ph.to_issue = p->rand_count;
                         ph.stop_ns = p->rand_duration_usec * NSEC_PER_USEC;

@@ -15,6 +15,7 @@
  *                never used instead
  * The type is checked with stat() before open(), so a FIFO is never opened (open would block). */
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -36,6 +37,10 @@ typedef struct ProbeTargetInfo {
         uint64_t size_bytes;
         uint32_t logical_block_size; /* offsets and lengths are multiples of this */
         uint32_t mem_align;          /* buffers are aligned to this (a power of two) */
+        /* regular files: holes (SEEK_HOLE finds one before the end) read as zeros without
+         * touching the disk, so a probe of such a file measures less than the disk */
+        bool has_holes;
+        uint64_t allocated_bytes; /* st_blocks * 512 (files; block devices: size_bytes) */
 } ProbeTargetInfo;
 
 typedef struct ProbeTarget {

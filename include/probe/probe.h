@@ -5,7 +5,9 @@
  * this order, each skipped when configured off:
  *   sequential   seq_bytes read in seq_block_size reads, seq_queue_depth in flight, from a start
  *                offset drawn at random among block-aligned offsets (so repeated probes do not
- *                hit a controller cache), wrapping to offset 0 at the end -> bytes/s;
+ *                hit a controller cache), wrapping to offset 0 at the end -> bytes/s; at most
+ *                the whole target once (seq_bytes beyond its size is clamped: phase bytes say
+ *                how much was read), never a second pass over what a cache now holds;
  *   random       rand_block_size reads at offsets uniform over the target (aligned to the block
  *                size), rand_queue_depth in flight, for rand_duration_usec or rand_count reads
  *                -> IOPS and a latency histogram;

@@ -50,7 +50,7 @@ bounded 120 "$CTL" probe --no-progress --seq-bytes 8M --rand-count 500 "$dev" "$
 rc=$?
 diag <"$SCRATCH/table"
 tap_ok $((rc != 0)) "table output exits 0"
-check "table has a header" grep -q "SEQ MB/s" "$SCRATCH/table"
+check "table has a header" grep -q "SEQ MiB/s" "$SCRATCH/table"
 check "table names the loop device" grep -q "^$dev " "$SCRATCH/table"
 check "table names the file" grep -q "^$img" "$SCRATCH/table"
 check "no progress line when stderr is not a terminal" test -z "$(grep -c $'\r' "$SCRATCH/table" | grep -v '^0$')"

@@ -66,6 +66,167 @@ static void expect_usage(const char *option, const char *arg, const char *path) 
         ok(file_contains(err_path, option), "%s: message names %s", arg, option);
 }
 
+static char *read_text(const char *path) {
+        char *s = NULL;
+        size_t n;
+
+        return read_full_file_at(AT_FDCWD, path, &s, &n) >= 0 ? s : NULL;
+}
+
+static json_object *jget(json_object *o, const char *key) {
+        json_object *v = NULL;
+
+        return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+/* Column at which `word` starts in line number `line` (0 = header) of text, or -1. */
+static int column_of(const char *text, unsigned line, const char *word) {
+        const char *l = text, *hit, *nl;
+
+        for (unsigned i = 0; l && i < line; i++)
+                l = (nl = strchr(l, '\n')) ? nl + 1 : NULL;
+        if (!l)
+                return -1;
+        nl = strchrnul(l, '\n');
+        hit = strstr(l, word);
+        return hit && hit < nl ? (int) (hit - l) : -1;
+}
+
+/* The table's columns come from what ran, the latency columns say which run, and long or odd
+ * names do not shift the columns. */
+static void test_table(const char *file) {
+        _cleanup_free_ char *text = NULL;
+        char odd[256], longp[512], cmd[1600];
+
+        is_int(run_verb("--seq-bytes=0", "--rand-queue-depth=32", "--rand-count=200", file, NULL),
+               0, "QD32 only: exit 0");
+        text = read_text(out_path);
+        ok(text && strstr(text, "IOPS QD32") && !strstr(text, "QD1 "),
+           "QD32 only: the IOPS column says QD32, nothing says QD1");
+        ok(text && strstr(text, "p50 QD32") && strstr(text, "p99 QD32") && strstr(text, "MAX QD32"),
+           "latency columns name the run they come from");
+        ok(text && !strstr(text, "SEQ"), "no sequential column when it did not run");
+        text = mfree(text);
+
+        is_int(run_verb("--seq-bytes=1M", "--rand-count=100", "--rand-queue-depth=1,8", file, NULL),
+               0, "QD1,8: exit 0");
+        text = read_text(out_path);
+        ok(text && strstr(text, "SEQ MiB/s") && strstr(text, "IOPS QD1") &&
+                   strstr(text, "IOPS QD8") && strstr(text, "p50 QD1"),
+           "QD1,8: columns SEQ MiB/s, IOPS QD1, IOPS QD8, latency of QD1");
+        text = mfree(text);
+
+        /* a long name and one with a newline, a tab and a byte that is not UTF-8 */
+        (void) snprintf(longp, sizeof(longp),
+                        "%s/a-very-long-name-like-dev-disk-by-id-nvme-"
+                        "SAMSUNG_MZQL2960HCJR-00A07_S64FNE0R123456-part1",
+                        dir);
+        (void) snprintf(odd, sizeof(odd), "%s/odd\nna\tme\xff", dir);
+        (void) snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && cp '%s' '%s'", file, longp, file, odd);
+        is_int(system(cmd), 0, "copies with a long and an odd name");
+        is_int(run_verb("--seq-bytes=1M", "--rand-count=50", file, longp, odd, NULL), 0,
+               "three targets: exit 0");
+        text = read_text(out_path);
+        {
+                int st0 = text ? column_of(text, 0, "STATE") : -1;
+
+                ok(st0 > 0 && column_of(text, 1, " ok") + 1 == st0 &&
+                           column_of(text, 2, " ok") + 1 == st0 &&
+                           column_of(text, 3, " ok") + 1 == st0,
+                   "STATE lines up on every row (header at %d)", st0);
+                ok(text && strstr(text, "odd\\x0ana\\x09me\\xff") && !strstr(text, "odd\n"),
+                   "control characters and non-UTF-8 bytes are shown escaped, on one line");
+        }
+        text = mfree(text);
+
+        is_int(run_verb("--json", "--seq-bytes=1M", "--rand-count=50", odd, NULL), 0,
+               "odd name --json: exit 0");
+        text = read_text(out_path);
+        {
+                json_object *j = text ? json_tokener_parse(text) : NULL;
+                const char *hex = json_object_get_string(jget(j, "path_hex"));
+                char want[512] = "";
+
+                for (size_t i = 0; odd[i] && 2 * i + 3 < sizeof(want); i++)
+                        (void) snprintf(want + 2 * i, 3, "%02x", (unsigned char) odd[i]);
+                ok(j != NULL, "odd name: the JSON parses");
+                ok(json_object_get_string(jget(j, "path")) &&
+                           strstr(json_object_get_string(jget(j, "path")), "me\xef\xbf\xbd"),
+                   "odd name: the bad byte is U+FFFD in path");
+                ok(hex && strcmp(hex, want) == 0, "odd name: path_hex has the exact bytes");
+                json_object_put(j);
+        }
+        text = mfree(text);
+        (void) snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s'", longp, odd);
+        (void) system(cmd);
+}
+
+/* What changes the measurement is said: --seq-bytes beyond the target, a shrunk block size, a
+ * sparse file. */
+static void test_notes(void) {
+        _cleanup_free_ char *text = NULL;
+        char small[200], sparse[200], cmd[1024];
+
+        (void) snprintf(small, sizeof(small), "%s/small", dir);
+        (void) snprintf(sparse, sizeof(sparse), "%s/sparse", dir);
+        (void) snprintf(cmd, sizeof(cmd),
+                        "head -c 65536 /dev/urandom > '%s' && truncate -s 8M '%s' && "
+                        "head -c 1048576 /dev/urandom | dd of='%s' conv=notrunc status=none",
+                        small, sparse, sparse);
+        is_int(system(cmd), 0, "a 64 KiB file and an 8 MiB file with 1 MiB written");
+
+        is_int(run_verb("--json", "--seq-bytes=1G", "--rand-count=20", small, NULL), 0,
+               "--seq-bytes=1G of 64 KiB: exit 0");
+        text = read_text(out_path);
+        {
+                json_object *j = text ? json_tokener_parse(text) : NULL;
+                json_object *seq = jget(j, "sequential"), *notes = jget(j, "notes");
+
+                is_int(json_object_get_int64(jget(seq, "bytes")), 65536,
+                       "--seq-bytes clamped: the target read once, 64 KiB");
+                ok(notes && json_object_array_length(notes) >= 1 &&
+                           strstr(json_object_get_string(json_object_array_get_idx(notes, 0)),
+                                  "--seq-bytes=1.0GiB is more than the target holds (64.0KiB)"),
+                   "the JSON's notes say so");
+                ok(file_contains(err_path, "storpulsectl probe: ") &&
+                           file_contains(err_path, "note: --seq-bytes=1.0GiB"),
+                   "stderr says so");
+                ok(file_contains(err_path, "note: --block-size=1.0MiB does not fit the target "
+                                           "(64.0KiB): reads of 64.0KiB instead"),
+                   "the shrunk block size is said");
+                ok(json_object_get_boolean(jget(j, "sparse")) == false,
+                   "a dense file: sparse false");
+                json_object_put(j);
+        }
+        text = mfree(text);
+
+        is_int(run_verb("--json", "--seq-bytes=1M", "--rand-count=20", sparse, NULL), 0,
+               "sparse file: exit 0");
+        text = read_text(out_path);
+        {
+                json_object *j = text ? json_tokener_parse(text) : NULL;
+
+                ok(json_object_get_boolean(jget(j, "sparse")), "sparse file: sparse true");
+                ok(json_object_get_int64(jget(j, "allocated_bytes")) < 8 * 1024 * 1024,
+                   "sparse file: allocated_bytes below the size");
+                ok(file_contains(err_path, "a sparse file") &&
+                           file_contains(err_path, "holes read as zeros"),
+                   "sparse file: stderr says it read holes");
+                json_object_put(j);
+        }
+        text = mfree(text);
+
+        /* random runs that cannot fit the timeout: usage, before anything runs */
+        is_int(run_verb("--rand-seconds=5", "--timeout=8", small, NULL), 1,
+               "2 x 5 s random runs in an 8 s timeout: exit 1");
+        ok(file_contains(err_path, "--timeout=8.0s cannot hold the random runs"),
+           "the message names --timeout");
+        is_int(run_verb("--seq-bytes=64m", "--rand-count=10", small, NULL), 0, "--seq-bytes=64m");
+        is_int(run_verb("--seq-bytes=64MB", "--rand-count=10", small, NULL), 0, "--seq-bytes=64MB");
+        is_int(run_verb("--block-size=4KiB", "--rand-count=10", small, NULL), 0,
+               "--block-size=4KiB");
+}
+
 static int skip_all(const char *reason) {
         (void) tap_skip_all(reason); /* exit 0: meson's TAP protocol counts 77 as an error */
         return 0;
@@ -112,7 +273,7 @@ int main(void) {
                "random only: exit 0");
         is_int(run_verb("--rand-seconds=0", "--seq-bytes=1M", file, NULL), 0,
                "sequential only: exit 0");
-        ok(file_contains(out_path, "SEQ MB/s"), "sequential only: table printed");
+        ok(file_contains(out_path, "SEQ MiB/s"), "sequential only: table printed");
         is_int(run_verb("--json", NULL), 1, "no PATH: exit 1");
         ok(file_contains(err_path, "PATH"), "no PATH: says so");
         is_int(run_verb("--block-size", NULL), 1, "missing value: exit 1");
@@ -158,6 +319,9 @@ int main(void) {
                 ok(strchr(json, '\n') == json + n - 1, "regular file: exactly one line");
                 json_object_put(j);
         }
+
+        test_table(file);
+        test_notes();
 
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
         (void) system(cmd);
