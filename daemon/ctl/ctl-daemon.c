@@ -25,9 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/format-util.h"
 #include "basic/log.h"
 #include "basic/parse-util.h"
 #include "basic/time-util.h"
+#include "ctl/ctl-util.h"
 #include "ctl/ctl.h"
 #include "manager/control-protocol.h"
 
@@ -273,8 +275,7 @@ int ctl_status_main(int argc, char **argv) {
         if (r > 0)
                 return r;
         if (o.json) {
-                printf("%s\n", json_object_to_json_string_ext(
-                                       reply, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+                (void) ctl_json_print(reply, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
                 json_object_put(reply);
                 return 0;
         }
@@ -328,13 +329,12 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
         if (!json_object_object_get_ex(reply, "volumes", &vols))
                 vols = NULL;
         if (o.json) {
-                printf("%s\n", json_object_to_json_string_ext(
-                                       vols, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+                (void) ctl_json_print(vols, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
                 json_object_put(reply);
                 return 0;
         }
         printf("%-12s %-10s %-9s %-8s %6s %7s %-8s %12s %10s\n", "NAME", "KIND", "STATE",
-               "SELECTED", "PROBES", "STALLS", "LAST", "SEQ MB/s", "RAND IOPS");
+               "SELECTED", "PROBES", "STALLS", "LAST", "SEQ MiB/s", "RAND IOPS");
         for (size_t i = 0; vols && i < json_object_array_length(vols); i++) {
                 struct json_object *v = json_object_array_get_idx(vols, i), *p, *last, *ph, *x;
                 double seq = 0, iops = 0;
@@ -348,7 +348,7 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
                                 lastst = "stalled";
                         if (json_object_object_get_ex(last, "phases", &ph)) {
                                 if (json_object_object_get_ex(ph, "sequential", &x))
-                                        seq = jnum(x, "bytes_per_second") / 1e6;
+                                        seq = bytes_to_mib(jnum(x, "bytes_per_second"));
                                 if (json_object_object_get_ex(ph, "random", &x))
                                         iops = jnum(x, "iops");
                         }
@@ -424,9 +424,7 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
                         break;
                 type = jstr(line, "type") ?: "";
                 if (o.json) {
-                        printf("%s\n",
-                               json_object_to_json_string_ext(line, JSON_C_TO_STRING_PLAIN));
-                        fflush(stdout);
+                        (void) ctl_json_print(line, JSON_C_TO_STRING_PLAIN);
                 } else if (strcmp(type, "progress") == 0) {
                         if (tty) {
                                 printf("\r%-12s %-12s %3.0f%%", jstr(line, "volume") ?: "?",
@@ -441,7 +439,7 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
                         if (json_object_object_get_ex(line, "result", &res) &&
                             json_object_object_get_ex(res, "phases", &ph)) {
                                 if (json_object_object_get_ex(ph, "sequential", &x))
-                                        seq = jnum(x, "bytes_per_second") / 1e6;
+                                        seq = bytes_to_mib(jnum(x, "bytes_per_second"));
                                 if (json_object_object_get_ex(ph, "random", &x))
                                         iops = jnum(x, "iops");
                         }
@@ -452,7 +450,7 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
                                 printf("%-12s skipped (%s)\n", jstr(line, "volume") ?: "?",
                                        jstr(line, "reason"));
                         else
-                                printf("%-12s %-8s %10.1f MB/s %10.0f IOPS\n",
+                                printf("%-12s %-8s %10.1f MiB/s %10.0f IOPS\n",
                                        jstr(line, "volume") ?: "?", jstr(line, "verdict") ?: "?",
                                        seq, iops);
                         fflush(stdout);

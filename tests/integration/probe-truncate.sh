@@ -33,5 +33,14 @@ check "error offsets inside the device, past the new end" json_true "$SCRATCH/ou
         'all((1 << 20) <= e["offset"] < (128 << 20) and e["offset"] % 4096 == 0 for e in j["error_offsets"])'
 check "reads before the truncation were measured" json_true "$SCRATCH/out" 'j["random"]["ios"] > 0'
 check "stderr names the device and the offsets" grep -q "$dev: [0-9]* I/O errors: offset" "$SCRATCH/err"
+check "each offset also as a 512-byte sector, as dmesg and mdadm print them" \
+        grep -qE "offset [0-9]+ \(sector [0-9]+, Input/output error\)" "$SCRATCH/err"
+check "JSON sectors are offset / 512" json_true "$SCRATCH/out" \
+        'all(e["sector"] * 512 == e["offset"] for e in j["error_offsets"])'
+check "offsets beyond the 16 kept: counted, and said as 'and N more'" json_true "$SCRATCH/out" \
+        'j["error_offsets_omitted"] == j["errors"] - len(j["error_offsets"])'
+if json_true "$SCRATCH/out" 'j["error_offsets_omitted"] > 0'; then
+        check "stderr: 'and N more'" grep -qE "and [0-9]+ more" "$SCRATCH/err"
+fi
 check "no sanitizer report" test -z "$(grep -E 'AddressSanitizer|runtime error' "$SCRATCH/err")"
 finish
