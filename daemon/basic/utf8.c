@@ -57,19 +57,28 @@ bool utf8_is_valid(const char *s) {
         return true;
 }
 
-char *utf8_replace_invalid(const char *s) {
+/* One walk for both rewrites: escape = false replaces bad bytes by U+FFFD; escape = true writes
+ * bad bytes and control characters as "\xNN" and a backslash as "\\". */
+static char *rewrite(const char *s, bool escape) {
         size_t left = strlen(s), o = 0;
-        char *out = malloc(left * 3 + 1); /* each bad byte grows to 3 (EF BF BD) */
+        char *out = malloc(left * 4 + 1); /* a byte grows to at most 4 ("\xNN"; U+FFFD is 3) */
 
         if (!out)
                 return NULL;
         while (left > 0) {
+                unsigned char c = (unsigned char) *s;
                 size_t n = utf8_sequence_len(s, left);
 
-                if (n == 0) {
-                        memcpy(out + o, "\xef\xbf\xbd", 3);
-                        o += 3;
+                if (n == 0 || (escape && (c < 0x20 || c == 0x7f))) {
+                        if (escape)
+                                (void) snprintf(out + o, 5, "\\x%02x", c);
+                        else
+                                memcpy(out + o, "\xef\xbf\xbd", 3);
+                        o += escape ? 4 : 3;
                         n = 1;
+                } else if (escape && c == '\\') {
+                        out[o++] = '\\';
+                        out[o++] = '\\';
                 } else {
                         memcpy(out + o, s, n);
                         o += n;
@@ -81,32 +90,12 @@ char *utf8_replace_invalid(const char *s) {
         return out;
 }
 
+char *utf8_replace_invalid(const char *s) {
+        return rewrite(s, false);
+}
+
 char *utf8_escape_display(const char *s) {
-        size_t left = strlen(s), o = 0;
-        char *out = malloc(left * 4 + 1); /* each byte grows to at most 4 ("\xNN") */
-
-        if (!out)
-                return NULL;
-        while (left > 0) {
-                unsigned char c = (unsigned char) *s;
-                size_t n = utf8_sequence_len(s, left);
-
-                if (n == 0 || c < 0x20 || c == 0x7f) {
-                        (void) snprintf(out + o, 5, "\\x%02x", c);
-                        o += 4;
-                        n = 1;
-                } else if (c == '\\') {
-                        out[o++] = '\\';
-                        out[o++] = '\\';
-                } else {
-                        memcpy(out + o, s, n);
-                        o += n;
-                }
-                s += n;
-                left -= n;
-        }
-        out[o] = 0;
-        return out;
+        return rewrite(s, true);
 }
 
 size_t utf8_display_width(const char *s) {

@@ -46,6 +46,7 @@ static int run_verb(const char *name, int argc, char **argv) {
         char prog[64];
         int routed;
 
+        ctl_setup_log(name); /* "storpulsectl VERB: ..." for the daemon verbs too */
         routed = ctl_daemon_route(argc, argv); /* probe --profile, volumes --daemon */
         if (routed >= 0)
                 return routed;

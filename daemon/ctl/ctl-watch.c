@@ -12,10 +12,11 @@
  *   json: {"time":..., "array":..., "event":..., "operation":..., "reason":..., "progress":...,
  *          "percent":..., "speed_bytes_per_second":..., "eta_seconds":..., "duration_seconds":...,
  *          "mismatch_count":..., "severity":..., "message":...}   (unknown numbers are null)
- * Arrays appearing/vanishing and how each is watched go to stderr as diagnostics, e.g.
- * "md0: watching 6 attributes, 6 event-driven" (0 event-driven means safety net only).
+ * Arrays vanishing go to stderr as notices; how each is watched is a debug line (--verbose), e.g.
+ * "storpulsectl watch: md0: watching 6 attributes, 6 event-driven" (0: safety net only).
  * Exit codes: 0 after --count events, a signal, or the --timeout when no --count was given;
- * 1 usage; 2 the root cannot be opened or watched; 4 --timeout passed before --count events. */
+ * 1 usage; 2 the root cannot be opened or watched; 4 --timeout passed before --count events;
+ * 5 the events could not be written (main() says so). */
 
 #include <getopt.h>
 #include <json-c/json.h>
