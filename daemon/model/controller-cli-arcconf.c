@@ -64,18 +64,13 @@ int arcconf_parse_ld(const char *text, size_t size, const char *controller,
                         continue;
                 }
                 if (ccli_startswith_ci(t, "Logical device number") && ccli_indent_of(line) == 0) {
-                        const char *id = t + strlen("Logical device number");
                         char buf[32];
-                        size_t n;
 
-                        id += strspn(id, " \t");
-                        n = strspn(id, "0123456789");
-                        if (n == 0 || n >= sizeof(buf)) {
+                        if (!ccli_leading_number(t + strlen("Logical device number"), buf,
+                                                 sizeof(buf))) {
                                 cur = NULL;
                                 continue;
                         }
-                        memcpy(buf, id, n);
-                        buf[n] = 0;
                         cur = ccli_list_find(&l, controller, buf)
                                       ?: ccli_list_add(&l, controller, buf);
                         if (!cur)

@@ -111,6 +111,28 @@ static int ssacli_short_line(ControllerVolumeList *l, const char *ctrl, const ch
         }
 }
 
+/* One "Key: Value" line inside a "Logical Drive: N" block of the detail output. */
+static int ssacli_detail(ControllerVolume *v, const char *key, const char *value) {
+        uint64_t bytes;
+
+        if (strcasecmp(key, "Size") == 0) {
+                if (ccli_parse_size_binary(value, &bytes) >= 0)
+                        v->size_bytes = bytes;
+                return 0;
+        }
+        if (strcasecmp(key, "Fault Tolerance") == 0)
+                return ccli_set_str(&v->raid_level, value);
+        if (strcasecmp(key, "Status") == 0)
+                return ssacli_set_state(v, value);
+        if (strcasecmp(key, "Disk Name") == 0)
+                return ccli_set_str(&v->os_device, value);
+        if (strcasecmp(key, "Unique Identifier") == 0)
+                return ccli_set_naa(&v->naa_id, value);
+        if (strcasecmp(key, "Logical Drive Label") == 0)
+                return ccli_set_str(&v->name, value);
+        return 0;
+}
+
 int ssacli_parse_config(const char *text, size_t size, ControllerVolumeList *ret) {
         _cleanup_(controller_volume_list_donep) ControllerVolumeList l = {};
         CcliLineIter it = { .p = text, .end = text ? text + size : NULL };
@@ -161,16 +183,10 @@ int ssacli_parse_config(const char *text, size_t size, ControllerVolumeList *ret
                         continue;
                 }
                 if (ccli_startswith_ci(t, "Logical Drive:")) {
-                        const char *id = t + strlen("Logical Drive:");
                         char buf[32];
-                        size_t n;
 
-                        id += strspn(id, " \t");
-                        n = strspn(id, "0123456789");
-                        if (n == 0 || n >= sizeof(buf))
+                        if (!ccli_leading_number(t + strlen("Logical Drive:"), buf, sizeof(buf)))
                                 continue;
-                        memcpy(buf, id, n);
-                        buf[n] = 0;
                         cur = ccli_list_find(&l, ctrl, buf) ?: ccli_list_add(&l, ctrl, buf);
                         if (!cur)
                                 return -ENOMEM;
@@ -179,23 +195,7 @@ int ssacli_parse_config(const char *text, size_t size, ControllerVolumeList *ret
                 }
                 if (!cur || !ccli_split_kv(mut, &key, &value))
                         continue;
-                if (strcasecmp(key, "Size") == 0) {
-                        uint64_t bytes;
-
-                        if (ccli_parse_size_binary(value, &bytes) >= 0)
-                                cur->size_bytes = bytes;
-                } else if (strcasecmp(key, "Fault Tolerance") == 0)
-                        r = ccli_set_str(&cur->raid_level, value);
-                else if (strcasecmp(key, "Status") == 0)
-                        r = ssacli_set_state(cur, value);
-                else if (strcasecmp(key, "Disk Name") == 0)
-                        r = ccli_set_str(&cur->os_device, value);
-                else if (strcasecmp(key, "Unique Identifier") == 0)
-                        r = ccli_set_naa(&cur->naa_id, value);
-                else if (strcasecmp(key, "Logical Drive Label") == 0)
-                        r = ccli_set_str(&cur->name, value);
-                else
-                        r = 0;
+                r = ssacli_detail(cur, key, value);
                 if (r < 0)
                         return r;
         }

@@ -259,6 +259,18 @@ int ccli_set_naa(char **field, const char *s) {
         return ccli_set_str(field, buf);
 }
 
+bool ccli_leading_number(const char *s, char *buf, size_t n) {
+        size_t k;
+
+        s += strspn(s, " \t");
+        k = strspn(s, "0123456789");
+        if (k == 0 || k >= n)
+                return false;
+        memcpy(buf, s, k);
+        buf[k] = 0;
+        return true;
+}
+
 bool controller_volume_matches_wwid(const ControllerVolume *v, const char *wwid) {
         _cleanup_free_ char *id = NULL;
 

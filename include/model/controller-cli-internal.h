@@ -22,6 +22,8 @@ int ccli_parse_size_binary(const char *s, uint64_t *ret);
 int ccli_parse_eta(const char *s, usec_t *ret);
 /* Percentage 0..100 (integer or decimal text) -> 0..1. */
 int ccli_parse_percent(const char *s, double *ret);
+/* The decimal number at the start of s (after blanks) into buf; false if none or too long. */
+bool ccli_leading_number(const char *s, char *buf, size_t n);
 /* Keep a hex NAA identifier (16 or 32 hex digits, optional "0x"/"naa." prefix) in lower case. */
 int ccli_set_naa(char **field, const char *s);
 

@@ -20,16 +20,16 @@ static void test_valid(void) {
         } t[] = {
                 { "", true },
                 { "md0", true },
-                { "caf\xc3\xa9", true },          /* é */
-                { "\xe2\x82\xac", true },         /* € */
-                { "\xf0\x9f\x92\xbe", true },     /* a floppy disk */
-                { "\xff", false },                /* never in UTF-8 */
-                { "\xc0\xaf", false },            /* overlong '/' */
-                { "\xe0\x80\xaf", false },        /* overlong, 3 bytes */
-                { "\xed\xa0\x80", false },        /* a surrogate */
-                { "\xf4\x90\x80\x80", false },    /* above U+10FFFF */
-                { "\xc3", false },                /* truncated */
-                { "a\xe2\x82", false },           /* truncated at the end */
+                { "caf\xc3\xa9", true },       /* é */
+                { "\xe2\x82\xac", true },      /* € */
+                { "\xf0\x9f\x92\xbe", true },  /* a floppy disk */
+                { "\xff", false },             /* never in UTF-8 */
+                { "\xc0\xaf", false },         /* overlong '/' */
+                { "\xe0\x80\xaf", false },     /* overlong, 3 bytes */
+                { "\xed\xa0\x80", false },     /* a surrogate */
+                { "\xf4\x90\x80\x80", false }, /* above U+10FFFF */
+                { "\xc3", false },             /* truncated */
+                { "a\xe2\x82", false },        /* truncated at the end */
         };
 
         for (size_t i = 0; i < ELEMENTSOF(t); i++)
