@@ -263,6 +263,54 @@ static int storcli_parse_vd_list(ControllerVolumeList *l, json_object *c, json_o
         return 0;
 }
 
+/* One controller's "Response Data": its VDs first, then their members and properties, whatever
+ * the key order. The "PDs for VD n" / "VDn Properties" keys do not name the controller; they
+ * belong to the controller of this response (VD numbers repeat across controllers). */
+static int storcli_parse_response(ControllerVolumeList *l, json_object *c, json_object *rd) {
+        char rd_cid[16] = "";
+        int r;
+
+        json_object_object_foreach(rd, key, val) {
+                char cid[16], vid[16];
+                ControllerVolume *v;
+
+                if (!parse_vd_key(key, cid, vid) || !json_object_is_type(val, json_type_array) ||
+                    json_object_array_length(val) < 1)
+                        continue;
+                v = ccli_list_find(l, cid, vid) ?: ccli_list_add(l, cid, vid);
+                if (!v)
+                        return -ENOMEM;
+                r = storcli_fill_vd(v, json_object_array_get_idx(val, 0));
+                if (r < 0)
+                        return r;
+                memcpy(rd_cid, cid, sizeof(rd_cid));
+        }
+        r = storcli_parse_vd_list(l, c, rd);
+        if (r < 0 || !rd_cid[0])
+                return r;
+        json_object_object_foreach(rd, key2, val2) {
+                char id[16];
+                ControllerVolume *v;
+
+                if (parse_suffix_id(key2, "PDs for VD ", "", id) &&
+                    json_object_is_type(val2, json_type_array)) {
+                        v = ccli_list_find(l, rd_cid, id);
+                        if (v && (r = storcli_fill_pds(v, val2)) < 0)
+                                return r;
+                } else if (parse_suffix_id(key2, "VD", " Properties", id) &&
+                           json_object_is_type(val2, json_type_object)) {
+                        v = ccli_list_find(l, rd_cid, id);
+                        if (v && (r = ccli_set_str(&v->os_device,
+                                                   json_get_str(val2, "OS Drive Name"))) < 0)
+                                return r;
+                        if (v &&
+                            (r = ccli_set_naa(&v->naa_id, json_get_str(val2, "SCSI NAA Id"))) < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
 int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *ret) {
         _cleanup_(controller_volume_list_donep) ControllerVolumeList l = {};
         _cleanup_(json_putp) json_object *root = NULL;
@@ -279,7 +327,6 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
         n = json_object_array_length(ctrls);
         for (size_t i = 0; i < n; i++) {
                 json_object *c = json_object_array_get_idx(ctrls, i), *rd, *cs;
-                char rd_cid[16];
                 const char *status;
 
                 cs = json_get(c, "Command Status", json_type_object);
@@ -295,52 +342,9 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
                 if (!rd)
                         continue;
 
-                /* VDs first, then their members and properties, whatever the key order. The
-                 * "PDs for VD n" / "VDn Properties" keys do not name the controller; they belong
-                 * to the controller of this response (VD numbers repeat across controllers). */
-                rd_cid[0] = 0;
-                json_object_object_foreach(rd, key, val) {
-                        char cid[16], vid[16];
-                        ControllerVolume *v;
-
-                        if (!parse_vd_key(key, cid, vid) ||
-                            !json_object_is_type(val, json_type_array) ||
-                            json_object_array_length(val) < 1)
-                                continue;
-                        v = ccli_list_find(&l, cid, vid) ?: ccli_list_add(&l, cid, vid);
-                        if (!v)
-                                return -ENOMEM;
-                        r = storcli_fill_vd(v, json_object_array_get_idx(val, 0));
-                        if (r < 0)
-                                return r;
-                        memcpy(rd_cid, cid, sizeof(rd_cid));
-                }
-                r = storcli_parse_vd_list(&l, c, rd);
+                r = storcli_parse_response(&l, c, rd);
                 if (r < 0)
                         return r;
-                if (!rd_cid[0])
-                        continue;
-                json_object_object_foreach(rd, key2, val2) {
-                        char id[16];
-                        ControllerVolume *v;
-
-                        if (parse_suffix_id(key2, "PDs for VD ", "", id) &&
-                            json_object_is_type(val2, json_type_array)) {
-                                v = ccli_list_find(&l, rd_cid, id);
-                                if (v && (r = storcli_fill_pds(v, val2)) < 0)
-                                        return r;
-                        } else if (parse_suffix_id(key2, "VD", " Properties", id) &&
-                                   json_object_is_type(val2, json_type_object)) {
-                                v = ccli_list_find(&l, rd_cid, id);
-                                if (v &&
-                                    (r = ccli_set_str(&v->os_device,
-                                                      json_get_str(val2, "OS Drive Name"))) < 0)
-                                        return r;
-                                if (v && (r = ccli_set_naa(&v->naa_id,
-                                                           json_get_str(val2, "SCSI NAA Id"))) < 0)
-                                        return r;
-                        }
-                }
         }
         if (n_ok == 0 && n_fail > 0)
                 return -EIO;
