@@ -737,7 +737,7 @@ static int start_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
         ProbeParams p;
         Active *a;
         usec_t cost;
-        int r;
+        int sysfs, r;
 
         if (!v) {
                 record_skip(m, run, t, PROBE_SKIP_UNUSABLE); /* vanished */
@@ -785,7 +785,11 @@ static int start_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
         }
         p.idle_priority = m->config->idle_priority;
         p.seed = now(CLOCK_REALTIME) ^ ((uint64_t) run->id << 32) ^ (uint64_t) (t - run->targets);
-        r = probe_runner_start(m->reaper, v->path, &p, -EBADF, on_progress, a, &a->runner);
+        /* The helper reads the target's and its buffers' (huge page policy) facts from sysfs. */
+        sysfs = openat(inventory_root_fd(m->inventory), "sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        r = probe_runner_start(m->reaper, v->path, &p, sysfs >= 0 ? sysfs : -EBADF, on_progress, a,
+                               &a->runner);
+        sysfs = safe_close(sysfs);
         if (r < 0) {
                 active_free(a);
                 log_warning_errno(r, "%s: failed to start the probe helper: %m", t->name);

@@ -219,8 +219,7 @@ _noreturn_ static void wait_for_parent_and_exit(int fd) {
         }
 }
 
-int probe_runner_helper_main(int argc, char *argv[], int host_sysfs_fd) {
-        _cleanup_close_ int host_sysfs = host_sysfs_fd;
+int probe_runner_helper_main(int argc, char *argv[]) {
         _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
         _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
         _cleanup_free_ MsgResult *mr = NULL;
@@ -265,11 +264,9 @@ int probe_runner_helper_main(int argc, char *argv[], int host_sysfs_fd) {
         if (!mr)
                 return 1;
         r = arm_deadline(req.params.timeout_usec);
+        /* The THP policy for the probe's buffers comes from the same sysfs as the target's. */
         if (r >= 0)
-                r = probe_engine_new_aio(/* signal_deadline= */ true,
-                                         req.sysfs == SYSFS_FD ? HELPER_SYSFS_FD : host_sysfs, &e);
-        /* Read at creation: the probe itself holds no fd but its socket, target and context. */
-        host_sysfs = safe_close(host_sysfs);
+                r = probe_engine_new_aio(/* signal_deadline= */ true, sysfs, &e);
         if (r >= 0)
                 r = probe_run(e, t->info.size_bytes, t->info.logical_block_size, t->info.mem_align,
                               t->fd, &req.params, child_progress, &fd, &mr->result);

@@ -91,9 +91,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(ProbeRunner *, probe_runner_free);
 const char *probe_runner_helper_path(void);
 
 /* main() of the helper (argv[1] is the target path, the request and the replies go over fd 3,
- * a sysfs directory is fd 4). host_sysfs_fd (taken over and closed before the probe runs; may
- * be -EBADF) is the host's /sys, read for the transparent huge page policy of the probe's
- * buffers unless the caller injected a sysfs directory, which is then read instead (a fixture
- * tree in tests). Returns the exit
- * status. Only `storpulse-probe` calls this. */
-int probe_runner_helper_main(int argc, char *argv[], int host_sysfs_fd);
+ * a sysfs directory is fd 4; the probe's buffers follow that sysfs' transparent huge page
+ * policy, and without one they use plain pages). Returns the exit status. Only
+ * `storpulse-probe` calls this. */
+int probe_runner_helper_main(int argc, char *argv[]);
