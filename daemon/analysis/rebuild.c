@@ -31,12 +31,13 @@
 #include "basic/string-table.h"
 #include "analysis/rebuild.h"
 #include "model/md-progress.h"
+#include "model/raid-health.h"
 
 static const char *const rebuild_operation_table[_REBUILD_OP_MAX] = {
         [REBUILD_OP_IDLE] = "idle",         [REBUILD_OP_RESYNC] = "resync",
         [REBUILD_OP_RECOVERY] = "recovery", [REBUILD_OP_CHECK] = "check",
         [REBUILD_OP_REPAIR] = "repair",     [REBUILD_OP_RESHAPE] = "reshape",
-        [REBUILD_OP_FROZEN] = "frozen",
+        [REBUILD_OP_FROZEN] = "frozen",     [REBUILD_OP_REPLACE] = "replace",
 };
 
 static const char *const rebuild_event_type_table[_REBUILD_EVENT_TYPE_MAX] = {
@@ -149,6 +150,7 @@ static bool op_is_active(RebuildOperation o) {
         case REBUILD_OP_CHECK:
         case REBUILD_OP_REPAIR:
         case REBUILD_OP_RESHAPE:
+        case REBUILD_OP_REPLACE:
                 return true;
         case REBUILD_OP_IDLE:
         case REBUILD_OP_FROZEN:
@@ -247,6 +249,7 @@ static RebuildSeverity severity_for(RebuildEventType type, RebuildOperation op,
                         return REBUILD_SEVERITY_WARNING;
                 case REBUILD_OP_CHECK:
                         return REBUILD_SEVERITY_INFO;
+                case REBUILD_OP_REPLACE: /* planned, redundancy kept */
                 case REBUILD_OP_RESYNC:
                 case REBUILD_OP_REPAIR:
                 case REBUILD_OP_RESHAPE:
@@ -266,6 +269,7 @@ static RebuildSeverity severity_for(RebuildEventType type, RebuildOperation op,
                 case REBUILD_OP_RECOVERY:
                 case REBUILD_OP_RESHAPE:
                         return REBUILD_SEVERITY_NOTICE;
+                case REBUILD_OP_REPLACE: /* the disk swap the admin asked for is done */
                 case REBUILD_OP_RESYNC:
                 case REBUILD_OP_IDLE:
                 case REBUILD_OP_FROZEN:
@@ -280,6 +284,7 @@ static RebuildSeverity severity_for(RebuildEventType type, RebuildOperation op,
                         return REBUILD_SEVERITY_ERROR;
                 case REBUILD_OP_RESYNC:
                 case REBUILD_OP_RESHAPE:
+                case REBUILD_OP_REPLACE: /* the old disk still serves */
                         return REBUILD_SEVERITY_WARNING;
                 case REBUILD_OP_REPAIR:
                         return REBUILD_SEVERITY_NOTICE;
@@ -793,6 +798,19 @@ static int md_end_hint(const RebuildTracker *t, const MdArray *a, uint64_t sync_
                 return -1;
         case REBUILD_OP_RESHAPE:
                 return a->reshape_position_sectors == MD_UNSET;
+        case REBUILD_OP_REPLACE: {
+                bool replaced = false, wanted = false;
+                for (size_t i = 0; i < a->n_members; i++) {
+                        if (md_member_was_replaced(&a->members[i]))
+                                replaced = true;
+                        else if (a->members[i].state &
+                                 MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_WANT_REPLACEMENT))
+                                wanted = true;
+                }
+                if (replaced && !wanted && (a->degraded == 0 || a->degraded == MD_UNSET))
+                        return 1;
+                return wanted ? 0 : -1;
+        }
         case REBUILD_OP_RECOVERY: /* the tracker watches degraded */
         case REBUILD_OP_IDLE:
         case REBUILD_OP_FROZEN:
@@ -806,6 +824,7 @@ static int md_end_hint(const RebuildTracker *t, const MdArray *a, uint64_t sync_
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
                                  uint64_t sync_min_sectors, RebuildObservation *ret) {
         RebuildObservation o;
+        bool replacing = false, replaced = false;
         MdProgress p;
 
         rebuild_observation_init(&o);
@@ -827,9 +846,22 @@ void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, cons
                 o.degraded = a->degraded;
         if (a->mismatch_cnt != MD_UNSET)
                 o.mismatch_count = a->mismatch_cnt;
-        for (size_t i = 0; i < a->n_members; i++)
-                if (a->members[i].state & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY))
+        for (size_t i = 0; i < a->n_members; i++) {
+                unsigned st = a->members[i].state;
+                bool was_replaced = md_member_was_replaced(&a->members[i]) &&
+                                    (a->degraded == 0 || a->degraded == MD_UNSET);
+
+                if ((st & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY)) && !was_replaced)
                         o.member_failed = true;
+                replaced = replaced || was_replaced;
+                if (!(st & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY)) &&
+                    (st & (MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_WANT_REPLACEMENT) |
+                           MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_REPLACEMENT))))
+                        replacing = true;
+        }
+        /* the tail of a replace: md swapped the members before sync_action went idle */
+        if (o.operation == REBUILD_OP_RECOVERY && (replacing || replaced))
+                o.operation = REBUILD_OP_REPLACE;
         if (t && t->phase == REBUILD_PHASE_RUNNING && o.operation != t->op)
                 o.completed = md_end_hint(t, a, sync_min_sectors);
         *ret = o;

@@ -116,7 +116,11 @@ static int read_md(Inventory *inv, Volume *v, int dev_fd) {
         for (size_t i = 0; i < a->n_members; i++) {
                 VolumeMember *m = &v->array_members[v->n_array_members++];
                 m->name = strdup(a->members[i].name);
-                m->state = a->members[i].state_raw ? strdup(a->members[i].state_raw) : NULL;
+                /* md marks the old member faulty at the end of a replace on purpose */
+                if (h.replaced && md_member_was_replaced(&a->members[i]))
+                        m->state = strdup("replaced");
+                else
+                        m->state = a->members[i].state_raw ? strdup(a->members[i].state_raw) : NULL;
                 if (!m->name || (a->members[i].state_raw && !m->state))
                         return -ENOMEM;
                 m->slot = a->members[i].slot >= 0 ? a->members[i].slot : -1;
@@ -182,6 +186,84 @@ static int dm_query_first_line(Inventory *inv, const Volume *v, DmQuery q, char 
                 return r;
         *ret_text = TAKE_PTR(text);
         return 0;
+}
+
+/* The whole table text (every segment) and its first line parsed. */
+static int dm_query_table(Inventory *inv, const Volume *v, char **ret_text,
+                          DmTargetLine *ret_line) {
+        DmDeviceId id = { .name = v->dm_name, .major = v->major, .minor = v->minor };
+        _cleanup_free_ char *text = NULL, *first = NULL;
+        int r;
+
+        if (!inv->dm.get)
+                return -ENODEV;
+        r = inv->dm.get(inv->dm.userdata, &id, DM_QUERY_TABLE, &text);
+        if (r < 0)
+                return r;
+        first = strndup(text, strcspn(text, "\n"));
+        if (!first)
+                return -ENOMEM;
+        r = dm_parse_target_line(first, ret_line);
+        if (r < 0)
+                return r;
+        /* params must outlive `first`: point them into the whole text instead */
+        ret_line->params = text + (ret_line->params - first);
+        *ret_text = TAKE_PTR(text);
+        return 0;
+}
+
+typedef struct DevExists {
+        Inventory *inv;
+        bool has_dev_dir; /* <root>/sys/dev/block exists (a live system; fixtures may lack it) */
+} DevExists;
+
+/* Whether MAJ:MIN is a block device now: sys/dev/block/MAJ:MIN, or in a tree without
+ * sys/dev/block (a fixture) some sys/class/block/X/dev holding that number. */
+static bool dev_exists(unsigned major, unsigned minor, void *userdata) {
+        DevExists *d = userdata;
+        _cleanup_strv_free_ char **names = NULL;
+        char path[64];
+
+        if (d->has_dev_dir) {
+                (void) snprintf(path, sizeof(path), "sys/dev/block/%u:%u", major, minor);
+                return faccessat(d->inv->root_fd, path, F_OK, 0) >= 0;
+        }
+        if (sysfs_list_dir(d->inv->root_fd, "sys/class/block", &names, NULL) < 0)
+                return true; /* cannot tell: not a loss */
+        for (size_t i = 0; names && names[i]; i++) {
+                unsigned ma, mi;
+                (void) snprintf(path, sizeof(path), "sys/class/block/%.40s", names[i]);
+                _cleanup_close_ int fd =
+                        openat(d->inv->root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (fd >= 0 && sysfs_read_devnum(fd, "dev", &ma, &mi) >= 0 && ma == major &&
+                    mi == minor)
+                        return true;
+        }
+        return false;
+}
+
+/* A linear/striped LV that lost a PV: its table maps to a vanished device, or LVM replaced the
+ * segment by an `error` target. */
+static void judge_dm_table(Inventory *inv, Volume *v, const char *table) {
+        DevExists d = { .inv = inv };
+        char missing[72];
+        RaidVerdict r;
+
+        if (!v->dm_target ||
+            (strcmp(v->dm_target, "linear") != 0 && strcmp(v->dm_target, "striped") != 0 &&
+             strcmp(v->dm_target, "error") != 0))
+                return;
+        d.has_dev_dir = faccessat(inv->root_fd, "sys/dev/block", F_OK, 0) >= 0;
+        r = dm_table_verdict(table, dev_exists, &d, missing, sizeof(missing));
+        if (r != RAID_VERDICT_FAILED) {
+                v->verdict = r == RAID_VERDICT_OK ? RAID_VERDICT_OK : v->verdict;
+                return;
+        }
+        v->verdict = RAID_VERDICT_FAILED;
+        v->verdict_reason = strcmp(missing, "error") == 0
+                                    ? "a segment is an error target (its PV is missing)"
+                                    : "the table maps to a device that no longer exists";
+        v->health = VOLUME_HEALTH_FAILED;
 }
 
 /* LVM names: VG and LV from udev (authoritative) or split from the dm name; a sub-LV
@@ -282,10 +364,18 @@ static int read_dm(Inventory *inv, Volume *v, int dev_fd, char *const *props) {
 
         if (!v->dm_name)
                 return 0;
-        if (dm_query_first_line(inv, v, DM_QUERY_TABLE, &table, &tl) >= 0 &&
-            (inventory_strdup_to(&v->dm_target, tl.target_type_name) < 0 ||
-             inventory_strdup_to(&v->dm_table_params, tl.params) < 0))
-                return -ENOMEM;
+        r = dm_query_table(inv, v, &table, &tl);
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0) {
+                free(v->dm_table_params);
+                v->dm_table_params = strndup(tl.params, strcspn(tl.params, "\n"));
+                if (!v->dm_table_params ||
+                    inventory_strdup_to(&v->dm_target, tl.target_type_name) < 0)
+                        return -ENOMEM;
+        }
+        if (r >= 0)
+                judge_dm_table(inv, v, table);
         r = inventory_read_dm_raid_status(inv, v);
         return r < 0 ? r : 0;
 }

@@ -726,3 +726,45 @@ const MdMember *md_array_find_member(const MdArray *a, const char *name) {
                         return &a->members[i];
         return NULL;
 }
+
+uint64_t md_array_size_after_reshape(const MdArray *a) {
+        uint64_t n, data, comp;
+        MdLevel l;
+
+        if (!a || a->raid_disks == MD_UNSET || a->component_size_kib == MD_UNSET)
+                return 0;
+        l = a->level_new >= 0 ? a->level_new : a->level;
+        n = a->raid_disks;
+        comp = a->component_size_kib;
+        if (comp == 0 || n == 0)
+                return 0;
+        switch (l) {
+        case MD_LEVEL_RAID1:
+                data = n > 0 ? 1 : 0;
+                break;
+        case MD_LEVEL_RAID4:
+        case MD_LEVEL_RAID5:
+                data = n > 1 ? n - 1 : 0;
+                break;
+        case MD_LEVEL_RAID6:
+                data = n > 2 ? n - 2 : 0;
+                break;
+        case MD_LEVEL_RAID0:
+                data = n;
+                break;
+        case MD_LEVEL_RAID10: {
+                uint64_t copies =
+                        a->layout != MD_UNSET ? (a->layout & 0xff) * ((a->layout >> 8) & 0xff) : 2;
+                if (copies == 0)
+                        return 0;
+                if (n > UINT64_MAX / comp)
+                        return 0;
+                return n * comp / copies * 1024;
+        }
+        default:
+                return 0;
+        }
+        if (data > 0 && comp > UINT64_MAX / 1024 / data)
+                return 0;
+        return data * comp * 1024;
+}

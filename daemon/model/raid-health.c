@@ -236,8 +236,7 @@ void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
         /* md marks the old member faulty at the end of a replace, keeping want_replacement. */
         for (size_t i = 0; i < a->n_members; i++) {
                 const MdMember *m = &a->members[i];
-                if (HAS(m, FAULTY) && HAS(m, WANT_REPLACEMENT) &&
-                    (a->degraded == 0 || a->degraded == MD_UNSET))
+                if (md_member_was_replaced(m) && (a->degraded == 0 || a->degraded == MD_UNSET))
                         h.replaced = true;
         }
 
@@ -284,6 +283,10 @@ void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
         if (h.verdict == RAID_VERDICT_OK && a->array_state == MD_ARRAY_STATE_UNKNOWN)
                 h.verdict = RAID_VERDICT_UNKNOWN;
         *ret = h;
+}
+
+bool md_member_was_replaced(const MdMember *m) {
+        return m && HAS(m, FAULTY) && HAS(m, WANT_REPLACEMENT);
 }
 
 void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret) {

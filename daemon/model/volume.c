@@ -248,6 +248,16 @@ static int add_array_fields(json_object *o, const Volume *v) {
         r = add(o, "degraded", v->degraded >= 0 ? json_object_new_int(v->degraded) : NULL);
         if (r < 0)
                 return r;
+        r = add_str(o, "verdict", raid_verdict_to_string(v->verdict));
+        if (r < 0)
+                return r;
+        r = add_str(o, "verdict_reason",
+                    v->verdict_reason && *v->verdict_reason ? v->verdict_reason : NULL);
+        if (r < 0)
+                return r;
+        r = add_bool(o, "replacing", v->replacing);
+        if (r < 0)
+                return r;
         r = add_str(o, "sync_action", s->action);
         if (r < 0)
                 return r;
@@ -321,6 +331,34 @@ static int add_md_fields(json_object *o, const MdArray *a) {
                         : NULL);
         if (r < 0)
                 return r;
+        r = add(md, "chunk_size_old_bytes",
+                a->chunk_size_old_bytes != MD_UNSET &&
+                                a->chunk_size_old_bytes != a->chunk_size_bytes
+                        ? json_object_new_uint64(a->chunk_size_old_bytes)
+                        : NULL);
+        if (r < 0)
+                return r;
+        r = add(md, "layout", a->layout != MD_UNSET ? json_object_new_uint64(a->layout) : NULL);
+        if (r < 0)
+                return r;
+        r = add(md, "layout_old",
+                a->layout_old != MD_UNSET && a->layout_old != a->layout
+                        ? json_object_new_uint64(a->layout_old)
+                        : NULL);
+        if (r < 0)
+                return r;
+        /* a level change (5 -> 6) under way: the level the reshape goes to */
+        r = add_str(md, "level_new",
+                    a->level_new >= 0 && a->level_new != a->level ? md_level_to_string(a->level_new)
+                                                                  : NULL);
+        if (r < 0)
+                return r;
+        r = add(md, "size_bytes_after_reshape",
+                a->reshape_position_sectors != MD_UNSET && md_array_size_after_reshape(a) > 0
+                        ? json_object_new_uint64(md_array_size_after_reshape(a))
+                        : NULL);
+        if (r < 0)
+                return r;
         r = add(md, "reshape_position_sectors",
                 a->reshape_position_sectors != MD_UNSET
                         ? json_object_new_uint64(a->reshape_position_sectors)
@@ -357,6 +395,12 @@ static int add_dm_fields(json_object *o, const Volume *v) {
         r = add(o, "dm", dm);
         if (r < 0)
                 return r;
+        /* linear/striped tables are judged too (a lost PV); arrays say it in their fields */
+        if (!volume_is_array(v) &&
+            (add_str(o, "verdict", raid_verdict_to_string(v->verdict)) < 0 ||
+             add_str(o, "verdict_reason",
+                     v->verdict_reason && *v->verdict_reason ? v->verdict_reason : NULL) < 0))
+                return -ENOMEM;
         if (add_str(dm, "name", v->dm_name) < 0 || add_str(dm, "uuid", v->dm_uuid) < 0 ||
             add_str(dm, "vg_name", v->vg_name) < 0 || add_str(dm, "lv_name", v->lv_name) < 0 ||
             add_str(dm, "target", v->dm_target) < 0 ||

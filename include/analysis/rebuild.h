@@ -38,6 +38,8 @@ typedef enum RebuildOperation {
         REBUILD_OP_REPAIR,   /* scrub that rewrites mismatches */
         REBUILD_OP_RESHAPE,  /* level/disks/chunk change */
         REBUILD_OP_FROZEN,   /* sync_action "frozen": background work held */
+        REBUILD_OP_REPLACE,  /* mdadm --replace: a replacement rebuilt beside a working member;
+                              * redundancy is never reduced (md degraded stays 0) */
         _REBUILD_OP_MAX,
         _REBUILD_OP_INVALID = -EINVAL,
 } RebuildOperation;
@@ -99,7 +101,9 @@ typedef struct RebuildObservation {
         uint64_t kernel_speed_bytes_per_sec; /* md sync_speed * 1024; fallback only */
         uint64_t degraded;                   /* missing members */
         uint64_t mismatch_count;             /* md mismatch_cnt, dm-raid mismatch count */
-        bool member_failed;                  /* some member is faulty (md) or dead (dm 'D') */
+        bool member_failed;                  /* some member is faulty (md) or dead (dm 'D'); a
+                                              * member md marked faulty because it was replaced
+                                              * is not failed */
         /* Whether the operation that just ended ran to its end, when the caller knows it (md:
          * a resync ended with resync_start "none"): -1 unknown, 0 no, 1 yes. */
         int completed;
@@ -203,7 +207,10 @@ void rebuild_observation_init(RebuildObservation *o);
  *  - when the tracked operation has just ended it fills `completed`: a resync completed if
  *    resync_start reads "none"; a check/repair was aborted if sync_min kept a checkpoint (> 0;
  *    md resets it to 0 only on completion) and completed if sync_min is 0 after progress >= 1/8
- *    (past md's first checkpoint); a reshape completed if reshape_position reads "none". */
+ *    (past md's first checkpoint); a reshape completed if reshape_position reads "none";
+ *  - a recovery onto a `replacement` member while another carries want_replacement is a
+ *    REPLACE; it completed when md marked the old member faulty (its state "faulty,
+ *    want_replacement") with no slot lost, which is not a member failure. */
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
                                  uint64_t sync_min_sectors, RebuildObservation *ret);
 

@@ -227,3 +227,8 @@ const MdMember *md_array_find_member(const MdArray *a, const char *name);
 
 /* sync_completed as a ratio 0..1 (clamped), or -1.0 when unknown (not PROGRESS, or total 0). */
 double md_sync_completed_ratio(const MdSyncCompleted *c);
+
+/* The array's data size once a running reshape ends, in bytes, from the new geometry
+ * (raid_disks, new_level, layout) and component_size: raid1 1 member, raid4/5 n-1, raid6 n-2,
+ * raid0 n, raid10 n / copies. 0 when unknown or for other levels. */
+uint64_t md_array_size_after_reshape(const MdArray *a) _pure_;

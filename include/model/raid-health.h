@@ -101,6 +101,13 @@ typedef struct RaidHealth {
  * metadata_version and every member's state and slot. */
 void raid_health_from_md(const MdArray *a, RaidHealth *ret);
 
+/* A member md marked faulty at the end of mdadm --replace: "faulty,want_replacement" (md keeps
+ * WantReplacement on the old device). Only meaningful when the array's RaidHealth.replaced is
+ * set (no slot lost); a member that failed during a replace reads the same but then the array is
+ * degraded. */
+typedef struct MdMember MdMember;
+bool md_member_was_replaced(const MdMember *m) _pure_;
+
 /* dm-raid status (the "raid" target's status): raid_type, legs 'A'/'a'/'D'/'-'. A leg being
  * rebuilt ('a') counts as lost while its resync runs, as md counts a recovering member. */
 void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret);

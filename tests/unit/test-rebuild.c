@@ -767,6 +767,73 @@ static void test_dm(void) {
         feed_dm(&t, 80, "raid4 5 AAAAA 2/490221568 init 0", "started:resync:notice");
 }
 
+/* mdadm --replace vdb --with vdd on a RAID1 with write-mostly vdc (md of 6.1): vdb carries
+ * want_replacement, vdd replacement while sync_action reads "recover" and degraded stays 0; at
+ * the end md marks vdb "faulty,want_replacement" on purpose. A replace of its own, never
+ * "redundancy reduced", and its successful end is info, not an interrupted recovery. */
+static void test_md_replace(void) {
+        RebuildTracker t;
+        MdArray idle = md_idle(), a;
+        MdstatArray m;
+        MdMember before[2] = {
+                { .name = (char *) "vdb",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC),
+                  .slot = 0 },
+                { .name = (char *) "vdc",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC) |
+                           MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_WRITE_MOSTLY),
+                  .slot = 1 },
+        };
+        MdMember during[3] = {
+                { .name = (char *) "vdb",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC) |
+                           MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_WANT_REPLACEMENT),
+                  .slot = 0 },
+                before[1],
+                { .name = (char *) "vdd",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_REPLACEMENT),
+                  .slot = 0 },
+        };
+        MdMember after[3] = {
+                { .name = (char *) "vdb",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY) |
+                           MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_WANT_REPLACEMENT),
+                  .slot = MD_SLOT_NONE },
+                before[1],
+                { .name = (char *) "vdd",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC),
+                  .slot = 0 },
+        };
+        RebuildObservation o;
+
+        rebuild_tracker_init(&t);
+        idle.members = before;
+        idle.n_members = 2;
+        feed_md(&t, 0, &idle, NULL, REBUILD_UNKNOWN, "", "replace: idle before");
+        a = md_running(MD_SYNC_ACTION_RECOVER, 0, 1000);
+        a.members = during;
+        a.n_members = 3;
+        rebuild_observation_from_md(&t, &a, NULL, REBUILD_UNKNOWN, &o);
+        is_str(rebuild_operation_to_string(o.operation), "replace", "want_replacement: a replace");
+        ok(!o.member_failed, "no member failed");
+        m = mdstat_at(0);
+        feed_md(&t, 1, &a, &m, REBUILD_UNKNOWN, "started:replace:notice",
+                "replace started: notice");
+        m = mdstat_at(32256);
+        a.sync_completed.done_sectors = 64512;
+        feed_md(&t, 30, &a, &m, REBUILD_UNKNOWN,
+                "progress:replace:info@10 progress:replace:info@20 progress:replace:info@30 "
+                "progress:replace:info@40 progress:replace:info@50",
+                "replace: progress marks");
+        /* md swapped the members before sync_action went idle */
+        a.members = after;
+        feed_md(&t, 31, &a, &m, REBUILD_UNKNOWN, "", "old member faulty on purpose: no failure");
+        idle.members = after;
+        idle.n_members = 3;
+        feed_md(&t, 32, &idle, NULL, REBUILD_UNKNOWN, "finished:replace:info",
+                "replace finished: info");
+}
+
 int main(void) {
         for (size_t i = 0; i < ELEMENTSOF(scenarios); i++)
                 run_scenario(&scenarios[i]);
@@ -778,6 +845,7 @@ int main(void) {
         test_format();
         test_md_mapping();
         test_md_sequences();
+        test_md_replace();
         test_dm();
         return tap_done();
 }

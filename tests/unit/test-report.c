@@ -246,7 +246,6 @@ static void test_probe_and_openmetrics(Inventory *inv) {
 static void test_json(Inventory *inv) {
         ReportInput in = base_input(inv);
         json_object *got = NULL, *want = NULL, *vol = NULL, *hist = NULL, *x;
-        _cleanup_free_ char *want_text = NULL;
         ReportSample hs[2] = {
                 { .realtime_usec = 1,
                   .result = REPORT_PROBE_OK,
@@ -271,8 +270,9 @@ static void test_json(Inventory *inv) {
         in.n_events = 1;
 
         is_int(api_volumes_json(&in, &got), 0, "volumes json");
-        want_text = read_fixture("md-raid1-recover/expected.json");
-        want = want_text ? json_tokener_parse(want_text) : NULL;
+        /* the document `storpulsectl volumes --json` prints for the same inventory (the
+         * fixture's figures themselves are checked by its expect file, test-inventory) */
+        is_int(inventory_to_json(inv, &want), 0, "volumes --json document");
         ok(got && want && json_object_equal(got, want),
            "/api/v1/volumes is the volumes --json document");
         is_int(api_volume_json(&in, "nope", &vol), -ENOENT, "unknown volume");
