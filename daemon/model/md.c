@@ -484,6 +484,7 @@ static int md_member_load(int md_dir_fd, const char *dev_dir, MdMember *ret) {
                 r = load_u64(fd, "recovery_start", &m.recovery_start_sectors);
                 if (r < 0)
                         return r;
+                m.device_gone = faccessat(fd, "block/dev", F_OK, 0) < 0 && errno == ENOENT;
         }
         m.name = TAKE_PTR(name);
         m.state_raw = TAKE_PTR(state);

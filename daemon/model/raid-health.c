@@ -219,7 +219,7 @@ void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
 
                 if (!m->state_raw || HAS(m, UNKNOWN))
                         states_known = false;
-                working = HAS(m, IN_SYNC) && !HAS(m, FAULTY) && !HAS(m, JOURNAL);
+                working = HAS(m, IN_SYNC) && !HAS(m, FAULTY) && !HAS(m, JOURNAL) && !m->device_gone;
                 if (HAS(m, WANT_REPLACEMENT) && !HAS(m, FAULTY))
                         h.replacing = true;
                 if (HAS(m, REPLACEMENT) && !HAS(m, FAULTY) && !HAS(m, IN_SYNC))
@@ -233,7 +233,8 @@ void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
                 } else if (m->slot == MD_SLOT_UNKNOWN)
                         states_known = false;
         }
-        /* md marks the old member faulty at the end of a replace, keeping want_replacement. */
+        /* md marks the old member faulty at the end of a replace (6.1: plain "faulty", slot
+         * none; want_replacement is gone by then) while no slot is lost. */
         for (size_t i = 0; i < a->n_members; i++) {
                 const MdMember *m = &a->members[i];
                 if (md_member_was_replaced(m) && (a->degraded == 0 || a->degraded == MD_UNSET))
@@ -286,7 +287,7 @@ void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
 }
 
 bool md_member_was_replaced(const MdMember *m) {
-        return m && HAS(m, FAULTY) && HAS(m, WANT_REPLACEMENT);
+        return m && HAS(m, FAULTY) && (HAS(m, WANT_REPLACEMENT) || m->slot == MD_SLOT_NONE);
 }
 
 void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret) {

@@ -303,7 +303,13 @@ static int add_array_fields(json_object *o, const Volume *v) {
 
 static int add_md_fields(json_object *o, const MdArray *a) {
         json_object *md = json_object_new_object();
+        char container[64] = "";
         int r;
+
+        if (a->metadata_version && strncmp(a->metadata_version, "external:/", 10) == 0)
+                (void) snprintf(container, sizeof(container), "%.*s",
+                                (int) MIN(strcspn(a->metadata_version + 10, "/"), (size_t) 32),
+                                a->metadata_version + 10);
 
         if (!md)
                 return -ENOMEM;
@@ -314,6 +320,10 @@ static int add_md_fields(json_object *o, const MdArray *a) {
         if (r < 0)
                 return r;
         r = add_str(md, "metadata_version", a->metadata_version);
+        if (r < 0)
+                return r;
+        /* an IMSM/DDF member array names its container: "external:/md127/0" */
+        r = add_str(md, "container", container[0] ? container : NULL);
         if (r < 0)
                 return r;
         r = add_str(md, "uuid", a->uuid);

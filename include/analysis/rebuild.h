@@ -209,8 +209,8 @@ void rebuild_observation_init(RebuildObservation *o);
  *    md resets it to 0 only on completion) and completed if sync_min is 0 after progress >= 1/8
  *    (past md's first checkpoint); a reshape completed if reshape_position reads "none";
  *  - a recovery onto a `replacement` member while another carries want_replacement is a
- *    REPLACE; it completed when md marked the old member faulty (its state "faulty,
- *    want_replacement") with no slot lost, which is not a member failure. */
+ *    REPLACE; it completed when md marked the old member faulty (6.1: "faulty", slot none)
+ *    with degraded 0 and no want_replacement left, which is not a member failure. */
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
                                  uint64_t sync_min_sectors, RebuildObservation *ret);
 

@@ -127,6 +127,9 @@ typedef struct MdMember {
         uint64_t errors; /* corrected read errors; MD_UNSET if not read */
         uint64_t recovery_start_sectors; /* sectors known good while recovering; MD_UNSET for
                                           * "none" (in sync) or not read */
+        bool device_gone; /* the component's block device no longer exists (dev-X/block leads
+                           * nowhere: the disk was deleted while md still holds the rdev; md
+                           * keeps saying in_sync for a raid0/linear member until I/O hits it) */
 } MdMember;
 
 typedef struct MdArray {

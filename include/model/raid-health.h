@@ -12,6 +12,8 @@
  *    or array_state `broken`, or no working member left at all, whatever array_state says
  *    (md prints `broken` only when the state would otherwise be `clean`: an array being
  *    written reads `active`/`write-pending` although MD_BROKEN is set).
+ *    A member whose block device no longer exists (deleted disk; md still says in_sync for a
+ *    raid0/linear member until I/O reaches it) is not a working member.
  *  - DEGRADED: slots lost within the tolerance.
  *  - Not every `inactive` is a failure: an IMSM/DDF container (metadata_version "external:<fmt>"
  *    without a '/', level `container`) is inactive by design: CONTAINER; an array that has
@@ -101,10 +103,12 @@ typedef struct RaidHealth {
  * metadata_version and every member's state and slot. */
 void raid_health_from_md(const MdArray *a, RaidHealth *ret);
 
-/* A member md marked faulty at the end of mdadm --replace: "faulty,want_replacement" (md keeps
- * WantReplacement on the old device). Only meaningful when the array's RaidHealth.replaced is
- * set (no slot lost); a member that failed during a replace reads the same but then the array is
- * degraded. */
+/* A member md marked faulty at the end of mdadm --replace: on Linux 6.1 its state reads plain
+ * "faulty" with slot "none" (want_replacement is cleared by then; "faulty,want_replacement" is
+ * accepted too). Only meaningful when the array's RaidHealth.replaced is set, i.e. degraded is 0
+ * and no slot is lost: its slot is served by another member. The kernel keeps no marker that
+ * tells a finished replace from a hot spare's finished recovery, so both read as replaced; a
+ * member that fails makes the array degraded and is never "replaced". */
 typedef struct MdMember MdMember;
 bool md_member_was_replaced(const MdMember *m) _pure_;
 

@@ -53,10 +53,10 @@ typedef struct VolumeMember {
         char *name;     /* kernel name of the member device ("vdb", "dm-6"); for a dm-raid leg the
                          * device below its rimage sub-LV, or the sub-LV's name if it has none */
         char *state;    /* md: the dev-X/state text ("in_sync", "faulty", "spare",
-                         * "in_sync,write_mostly"), or "replaced": the old member that md
-                         * marked faulty at the end of a replace ("faulty,want_replacement",
-                         * no slot lost). dm-raid: "in_sync" (A), "syncing" (a), "faulty" (D),
-                         * "missing" (-) */
+                         * "in_sync,write_mostly"), or "replaced": a faulty member (slot none)
+                         * of an array with no slot lost and degraded 0, as md leaves the old
+                         * disk at the end of a replace (or a spare's finished recovery). dm-raid:
+                         * "in_sync" (A), "syncing" (a), "faulty" (D),    "missing" (-) */
         int slot;       /* md slot / dm-raid leg index; -1 for none (spare, faulty) */
         int64_t errors; /* md dev-X/errors; -1 unknown */
 } VolumeMember;

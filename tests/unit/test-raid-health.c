@@ -136,6 +136,26 @@ static void test_md_levels(void) {
         V(h, "ok", "raid0 clean, both members in sync");
         judge(MD_LEVEL_RAID0, 2, MD_UNSET, MD_ARRAY_STATE_CLEAN, MD_UNSET, "1.2", r0, 1, &h);
         V(h, "failed", "raid0 with one member directory gone");
+        {
+                MdMember mem[2] = { { .name = (char *) "vdc",
+                                      .state = F(IN_SYNC),
+                                      .state_raw = (char *) "in_sync",
+                                      .slot = 0 },
+                                    { .name = (char *) "vdd",
+                                      .state = F(IN_SYNC),
+                                      .state_raw = (char *) "in_sync",
+                                      .slot = 1,
+                                      .device_gone = true } };
+                MdArray a = { .level = MD_LEVEL_RAID0,
+                              .raid_disks = 2,
+                              .layout = MD_UNSET,
+                              .array_state = MD_ARRAY_STATE_ACTIVE,
+                              .degraded = MD_UNSET,
+                              .members = mem,
+                              .n_members = 2 };
+                raid_health_from_md(&a, &h);
+                V(h, "failed", "raid0 active, a member's disk deleted (md still says in_sync)");
+        }
         judge(MD_LEVEL_LINEAR, 2, MD_UNSET, MD_ARRAY_STATE_BROKEN, MD_UNSET, "1.2", r0, 2, &h);
         V(h, "failed", "linear broken");
 
@@ -199,7 +219,8 @@ static void test_md_replace(void) {
         ok(h.replacing, "replace running: replacing");
         ok(!h.replaced, "replace running: not yet replaced");
         /* the end: md marks vdb faulty on purpose (want_replacement kept), vdd in_sync */
-        M after[] = { { "vdb", F(FAULTY) | F(WANT_REPLACEMENT), MD_SLOT_NONE },
+        /* as observed on 6.1: plain "faulty", slot none */
+        M after[] = { { "vdb", F(FAULTY), MD_SLOT_NONE },
                       { "vdc", F(IN_SYNC) | F(WRITE_MOSTLY), 1 },
                       { "vdd", F(IN_SYNC), 0 } };
         judge(MD_LEVEL_RAID1, 2, MD_UNSET, MD_ARRAY_STATE_CLEAN, 0, "1.2", after, 3, &h);
