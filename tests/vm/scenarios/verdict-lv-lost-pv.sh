@@ -16,8 +16,8 @@ done
 [[ -n $sd ]] || fail "no scsi_debug disk"
 run pvcreate -q /dev/$a /dev/$sd
 run vgcreate -q vgl /dev/$a /dev/$sd
-run lvcreate -q -y -n span -L 80M vgl /dev/$a /dev/$sd
-run lvcreate -q -y -n mir --type raid1 -m1 -L 8M --nosync vgl /dev/$a /dev/$sd
+run lvcreate -q -y -n span -L 72M vgl /dev/$a /dev/$sd
+run lvcreate -q -y -n mir --type raid1 -m1 -L 4M --nosync vgl /dev/$a /dev/$sd
 udevadm settle --timeout=30
 dmsetup table vgl-span
 dmsetup status vgl-mir

@@ -30,6 +30,7 @@ eq(v['member_states'], {'$a': 'in_sync', '$b': 'in_sync'}, 'member states')
 "
 log "pull $b (scsi_debug delete) with udev's queue held, so mdadm -If waits for our look"
 udevadm control --stop-exec-queue
+trap 'udevadm control --start-exec-queue' EXIT
 echo 1 >/sys/block/$b/device/delete
 st=$(md_attr md0 array_state)
 log "kernel: md0 array_state $st right after the pull (md says in_sync until I/O reaches $b)"
