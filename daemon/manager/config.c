@@ -75,7 +75,7 @@ static int parse_usec(ParseCtx *p, const char *value, void *field, uint64_t min,
                 ctx_error(p, "invalid time span '%s' (use e.g. 30s, 500ms, 5min)", value);
                 return -EINVAL;
         }
-        if (u != USEC_INFINITY && (u < min || u > max)) {
+        if (u != 0 && u != USEC_INFINITY && (u < min || u > max)) { /* 0: off */
                 ctx_error(p, "time span '%s' out of range (%.3gs..%.3gs)", value,
                           (double) min / USEC_PER_SEC, (double) max / USEC_PER_SEC);
                 return -ERANGE;

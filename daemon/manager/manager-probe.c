@@ -622,11 +622,13 @@ static void next_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
                 t->state = TARGET_PENDING;
 }
 
-static void on_outcome(Active *a, const ProbeRunnerOutcome *o) {
+static void on_outcome(Active *a, const ProbeRunnerOutcome *outcome) {
         ManagerProbeRun *run = a->run;
         Manager *m = run->m;
         RunTarget *t = a->t;
-        ProbeRunnerOutcome copy = *o;
+        /* the outcome belongs to the runner, which active_remove() frees: work on a copy */
+        ProbeRunnerOutcome copy = *outcome;
+        const ProbeRunnerOutcome *o = &copy;
 
         t->status = o->status;
         switch (o->status) {

@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# storpulsed on a loop device, with a private systemd-journald started by hand in a private mount
+# namespace (this host has no systemd as PID 1): journal events asserted by MESSAGE_ID (ids from
+# units/storpulse.catalog, written independently of the code), the control socket (status,
+# probe, volumes, reload with a bad config kept), abuse of the socket (garbage, oversize, slow,
+# a client that never reads), a volume appearing and vanishing, a probe whose helper goes silent
+# (SIGSTOP stands in for a helper stuck on a hung device, which a loop device cannot be made to
+# do here; the VM scenario uses a suspended dm device) -> stalled while the daemon keeps
+# answering, SIGTERM during such a probe -> exit within a bound, and no journal at all.
+#   daemon.sh STORPULSECTL STORPULSED
+set -u
+if [ -z "${STORPULSE_IN_NS:-}" ]; then
+        if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null ||
+                [ ! -x /lib/systemd/systemd-journald ]; then
+                echo "1..0 # SKIP needs root, unshare and /lib/systemd/systemd-journald"
+                exit 0
+        fi
+        exec unshare --mount --propagation private env STORPULSE_IN_NS=1 bash "$0" "$@"
+fi
+. "$(dirname "$0")/probe-lib.sh"
+DAEMON=${2:?usage: $0 STORPULSECTL STORPULSED}
+require_root_and_loop
+make_scratch
+
+ID_STARTED=e74a827ee83e45cbb596dae03e49d6c8
+ID_STOPPING=31b7d00d9fec4b268f01cd77a1ac9559
+ID_APPEARED=743d4bceef3e4a7ba74d5b3565679809
+ID_VANISHED=57d7630e83fe4612aeb0810ba5305e29
+ID_PROBE_FINISHED=52d1c022e9de40c4b2f57f62ec4f0d4d
+ID_PROBE_STALLED=598e493a38f6414384b4384643133fb8
+ID_RELOADED=2a58adfbb21545649b54af42ee3b50ff
+ID_REJECTED=8ddff679ffa64273a66cace5932fdf21
+
+# ---- a private journal ----------------------------------------------------------------------
+mkdir -p /run/systemd/journal /run/log /var/log/journal
+mount -t tmpfs tmpfs /run/systemd/journal && mount -t tmpfs tmpfs /run/log &&
+        mount -t tmpfs tmpfs /var/log/journal
+tap_ok $? "private mounts for the journal"
+/lib/systemd/systemd-journald >"$SCRATCH/journald.log" 2>&1 &
+JOURNALD=$!
+for _ in $(seq 100); do
+        [ -S /run/systemd/journal/socket ] && break
+        sleep 0.05
+done
+tap_ok $([ -S /run/systemd/journal/socket ]; echo $?) "private journald listens"
+
+DPID=
+cleanup_daemon() {
+        [ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
+        kill "$JOURNALD" 2>/dev/null
+        cleanup
+}
+trap cleanup_daemon EXIT
+
+# jwait SECONDS MATCH...: wait until journalctl finds an entry matching all MATCHes (FIELD=VALUE);
+# prints the newest as JSON.
+jwait() {
+        local s=$1 out
+        shift
+        for _ in $(seq $((s * 10))); do
+                out=$(journalctl --no-pager -o json -n 1 "$@" 2>/dev/null)
+                if [ -n "$out" ]; then
+                        echo "$out"
+                        return 0
+                fi
+                sleep 0.1
+        done
+        return 1
+}
+
+# control JSON: one request on the control socket, prints the reply lines
+control() {
+        python3 - "$SOCK" "$1" <<'EOF'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(30)
+s.connect(sys.argv[1])
+s.sendall((sys.argv[2] + "\n").encode())
+for line in s.makefile():
+    print(line.rstrip())
+    if json.loads(line).get("type") == "reply":
+        break
+EOF
+}
+
+img=$SCRATCH/disk.img
+make_random_file "$img" 64
+dev=$(attach_loop "$img")
+tap_ok $? "loop device $dev"
+name=${dev#/dev/}
+extra=$(python3 -c 'import os; print(next(n for n in range(200, 250) if not os.path.exists(f"/dev/loop{n}") and not os.path.exists(f"/sys/block/loop{n}")))')
+
+conf=$SCRATCH/storpulse.conf
+write_good_conf() {
+        cat >"$conf" <<EOF
+[Daemon]
+LogLevel=debug
+ShutdownTimeout=2s
+[Schedule]
+Builtin=no
+[Volumes]
+Name=$name loop$extra
+[Profile quick]
+SequentialBytes=8M
+RandomDuration=1s
+[Profile hang]
+SequentialBytes=0
+RandomDuration=2s
+Timeout=4s
+EOF
+}
+write_good_conf
+SOCK=$SCRATCH/run/control
+export STORPULSE_SOCKET=$SOCK
+
+"$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
+        >"$SCRATCH/daemon.log" 2>&1 &
+DPID=$!
+for _ in $(seq 100); do
+        [ -S "$SOCK" ] && break
+        sleep 0.1
+done
+tap_ok $([ -S "$SOCK" ]; echo $?) "control socket $SOCK"
+
+out=$(jwait 10 MESSAGE_ID=$ID_STARTED SYSLOG_IDENTIFIER=storpulsed)
+tap_ok $? "journal: started (MESSAGE_ID=$ID_STARTED)"
+
+bounded 30 "$CTL" status >"$SCRATCH/status" 2>&1
+tap_ok $? "storpulsectl status"
+diag <"$SCRATCH/status"
+check "status names the volumes" grep -q "volumes" "$SCRATCH/status"
+
+bounded 60 "$CTL" probe --profile quick "$name" >"$SCRATCH/probe" 2>&1
+rc=$?
+diag <"$SCRATCH/probe"
+tap_ok $rc "storpulsectl probe --profile quick $name (exit $rc)"
+out=$(jwait 10 MESSAGE_ID=$ID_PROBE_FINISHED STORPULSE_VOLUME="$name" STORPULSE_PROFILE=quick)
+tap_ok $? "journal: probe-finished for $name with STORPULSE_PROFILE=quick"
+
+bounded 30 "$CTL" volumes --daemon --json >"$SCRATCH/vols" 2>&1
+tap_ok $? "storpulsectl volumes --daemon --json"
+check "the probe record counts one probe" python3 -c '
+import json, sys
+v = [x for x in json.load(open(sys.argv[1])) if x["name"] == sys.argv[2]][0]
+sys.exit(0 if v["probe"]["probes"] == 1 and v["probe"]["last"]["state"] == "ok" else 1)' \
+        "$SCRATCH/vols" "$name"
+
+# ---- reload: a bad config is rejected and the old one kept --------------------------------
+printf '[Daemon]\nLogLevel=debug\n\n[Probe]\nBudget=forever\n' >"$conf"
+kill -HUP "$DPID"
+out=$(jwait 10 MESSAGE_ID=$ID_REJECTED)
+tap_ok $? "journal: config-rejected after SIGHUP with a bad file"
+echo "$out" | grep -q "storpulse.conf:5: invalid time span 'forever'"
+tap_ok $? "the rejection names FILE:LINE (storpulse.conf:5)"
+control '{"command":"reload"}' >"$SCRATCH/reload"
+check "control reload with the bad file: ok false" grep -q '"ok":false' "$SCRATCH/reload"
+bounded 60 "$CTL" probe --profile hang --no-wait "$name" >/dev/null 2>&1
+tap_ok $? "the old config is still in effect (its profile 'hang' exists)"
+for _ in $(seq 100); do
+        control '{"command":"status"}' | grep -q '"running":false' && break
+        sleep 0.1
+done
+write_good_conf
+control '{"command":"reload"}' >"$SCRATCH/reload2"
+check "control reload with a good file: ok true" grep -q '"ok":true' "$SCRATCH/reload2"
+jwait 10 MESSAGE_ID=$ID_RELOADED >/dev/null
+tap_ok $? "journal: config-reloaded"
+
+bounded 10 "$DAEMON" --config "$SCRATCH/nope.conf" --runtime-dir "$SCRATCH/run2" \
+        >"$SCRATCH/bad-start" 2>&1
+rc=$?
+tap_ok $((rc != 2)) "start with a missing --config file refused (exit $rc)"
+printf '[Daemon]\nNoSuchKey=1\n' >"$SCRATCH/bad.conf"
+bounded 10 "$DAEMON" --config "$SCRATCH/bad.conf" --runtime-dir "$SCRATCH/run2" \
+        >"$SCRATCH/bad-start" 2>&1
+rc=$?
+diag <"$SCRATCH/bad-start"
+tap_ok $((rc != 2)) "start with an unknown key refused (exit $rc)"
+check "error says bad.conf:2" grep -q "bad.conf:2: unknown key 'NoSuchKey'" "$SCRATCH/bad-start"
+
+# ---- a volume appears and vanishes (loop-control, no udev here: the rescan finds it) ------
+python3 -c 'import fcntl, os, sys; fd = os.open("/dev/loop-control", os.O_RDWR); fcntl.ioctl(fd, 0x4C80, int(sys.argv[1]))' "$extra"
+tap_ok $? "loop$extra created"
+jwait 15 MESSAGE_ID=$ID_APPEARED STORPULSE_VOLUME="loop$extra" STORPULSE_KIND=disk >/dev/null
+tap_ok $? "journal: volume-appeared loop$extra"
+python3 -c 'import fcntl, os, sys; fd = os.open("/dev/loop-control", os.O_RDWR); fcntl.ioctl(fd, 0x4C81, int(sys.argv[1]))' "$extra"
+tap_ok $? "loop$extra removed"
+jwait 15 MESSAGE_ID=$ID_VANISHED STORPULSE_VOLUME="loop$extra" >/dev/null
+tap_ok $? "journal: volume-vanished loop$extra"
+
+# ---- abuse of the control socket ---------------------------------------------------------
+python3 - "$SOCK" >"$SCRATCH/abuse" 2>&1 <<'EOF'
+import json, socket, sys, threading, time
+path = sys.argv[1]
+def conn():
+    s = socket.socket(socket.AF_UNIX); s.settimeout(20); s.connect(path); return s
+def reply(s):
+    data = b""
+    while not data.endswith(b"\n"):
+        k = s.recv(65536)
+        if not k:
+            break
+        data += k
+    return data.decode()
+results = {}
+def flood(i):
+    s = conn()
+    try:
+        for _ in range(200):
+            s.sendall(b"garbage that is not json\n")
+    except OSError:
+        pass
+    r = reply(s)
+    results[i] = '"ok":false' in r and "malformed JSON" in r
+ts = [threading.Thread(target=flood, args=(i,)) for i in range(2)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print("flood", all(results.values()) and len(results) == 2)
+s = conn()
+try:
+    s.sendall(b"{" + b" " * 10000 + b"\n")
+except OSError:
+    pass
+print("oversize", "request too long" in reply(s))
+# a client that asks for a stream and never reads, and one that never finishes its line
+lazy = conn(); lazy.sendall(b'{"command":"volumes"}\n' * 50)
+slow = conn(); slow.sendall(b'{"command":')
+t0 = time.monotonic()
+s = conn(); s.sendall(b'{"command":"status"}\n'); r = reply(s)
+print("status-while-abused", '"ok":true' in r and time.monotonic() - t0 < 5)
+r = reply(slow)
+print("slow-closed", "timed out" in r or r == "")
+EOF
+diag <"$SCRATCH/abuse"
+for what in flood oversize status-while-abused slow-closed; do
+        check "control socket: $what" grep -q "^$what True" "$SCRATCH/abuse"
+done
+
+# ---- a silent probe helper: stalled, while the daemon answers -----------------------------
+"$CTL" probe --profile hang --json "$name" >"$SCRATCH/hang" 2>&1 &
+cpid=$!
+helper=$(wait_probe_open "$DPID" "$dev")
+tap_ok $? "probe helper has $dev open (pid ${helper:-none})"
+[ -n "$helper" ] && kill -STOP "$helper"
+bounded 10 "$CTL" status >/dev/null 2>&1
+tap_ok $? "status answers while the helper is silent"
+for _ in $(seq 300); do
+        kill -0 "$cpid" 2>/dev/null || break
+        sleep 0.1
+done
+kill -0 "$cpid" 2>/dev/null && kill -9 "$cpid"
+wait "$cpid"
+rc=$?
+tap_ok $((rc != 3)) "probe client ends with 3 (stalled) within 30 s (got $rc)"
+jwait 10 MESSAGE_ID=$ID_PROBE_STALLED STORPULSE_VOLUME="$name" >/dev/null
+tap_ok $? "journal: probe-stalled for $name"
+control '{"command":"status"}' >"$SCRATCH/st"
+check "status lists $name as stalled" python3 -c '
+import json, sys
+j = json.loads(open(sys.argv[1]).readline()); sys.exit(0 if sys.argv[2] in j["stalled"] else 1)' \
+        "$SCRATCH/st" "$name"
+
+# ---- SIGTERM while a helper is silent: bounded exit ---------------------------------------
+"$CTL" probe --profile hang --json "$name" >"$SCRATCH/hang2" 2>&1 &
+cpid=$!
+helper=$(wait_probe_open "$DPID" "$dev")
+[ -n "$helper" ] && kill -STOP "$helper"
+t0=$(date +%s%N)
+kill -TERM "$DPID"
+for _ in $(seq 150); do
+        kill -0 "$DPID" 2>/dev/null || break
+        sleep 0.1
+done
+t1=$(date +%s%N)
+if kill -0 "$DPID" 2>/dev/null; then
+        tap_ok 1 "storpulsed exits within 15 s of SIGTERM during a silent probe (hung: killing)"
+        kill -9 "$DPID"
+else
+        tap_ok 0 "storpulsed exits within 15 s of SIGTERM during a silent probe ($(((t1 - t0) / 1000000)) ms)"
+fi
+wait "$DPID"
+rc=$?
+DPID=
+tap_ok $rc "exit status 0 after SIGTERM (got $rc)"
+wait "$cpid"
+tap_ok $(($? != 2)) "the waiting client is told (exit 2: aborted)"
+jwait 5 MESSAGE_ID=$ID_STOPPING >/dev/null
+tap_ok $? "journal: stopping"
+[ -n "$helper" ] && ! kill -0 "$helper" 2>/dev/null
+tap_ok $? "the silent helper did not outlive the daemon"
+diag <"$SCRATCH/daemon.log"
+
+# ---- no journal at all: events on stderr --------------------------------------------------
+kill "$JOURNALD"
+wait "$JOURNALD" 2>/dev/null
+umount /run/systemd/journal
+timeout -s TERM 3 "$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run3" >"$SCRATCH/nojournal" 2>&1
+check "without journald, events go to stderr" grep -q "\[started\]" "$SCRATCH/nojournal"
+
+finish

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The systemd units as built: `systemd-analyze security --offline` exposure of storpulsed.service
+# (<= 2.2: the HTTP endpoint keeps AF_INET/AF_INET6 and no IPAddressDeny=, which cost 1.0; the rest
+# is as tight as a root daemon that needs CAP_SYS_ADMIN for device-mapper status gets) and of
+# storpulse-probe@.service (<= 2.0), `systemd-analyze verify` of every unit, and the journal
+# catalog parsed by journalctl itself (--root: nothing on the host is touched).
+#   units.sh BUILD_UNITS_DIR SOURCE_UNITS_DIR
+set -u
+built=$1 src=$2
+n=0 failed=0
+tap() {
+        n=$((n + 1))
+        if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+command -v systemd-analyze >/dev/null || { echo "1..0 # SKIP no systemd-analyze"; exit 0; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp "$built"/storpulsed.service "$built"/storpulse-probe@.service "$src"/storpulsed.socket \
+        "$src"/storpulse-probe@.timer "$tmp"/
+
+exposure() {
+        (cd "$tmp" && systemd-analyze security --offline=true "$1" 2>&1) |
+                sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p'
+}
+e=$(exposure storpulsed.service)
+echo "# storpulsed.service exposure $e"
+tap "$(python3 -c "import sys; sys.exit(0 if 0 < float('${e:-99}') <= 2.2 else 1)"; echo $?)" \
+        "storpulsed.service exposure ${e:-?} <= 2.2"
+e=$(exposure storpulse-probe@.service)
+echo "# storpulse-probe@.service exposure $e"
+tap "$(python3 -c "import sys; sys.exit(0 if 0 < float('${e:-99}') <= 2.0 else 1)"; echo $?)" \
+        "storpulse-probe@.service exposure ${e:-?} <= 2.0"
+
+# verify: ignore only the complaint that the binaries are not installed yet
+for u in storpulsed.service storpulsed.socket storpulse-probe@quick.service \
+        storpulse-probe@quick.timer; do
+        [ -e "$tmp/$u" ] || ln -s "$tmp/${u/@quick/@}" "$tmp/$u"
+        (cd "$tmp" && systemd-analyze verify --man=no "$tmp/$u" 2>&1) |
+                grep -v -e "is not executable" -e "^$" >"$tmp/verify.out"
+        sed 's/^/# /' "$tmp/verify.out"
+        tap "$([ ! -s "$tmp/verify.out" ]; echo $?)" "systemd-analyze verify $u"
+done
+
+mkdir -p "$tmp/root/usr/lib/systemd/catalog" "$tmp/root/var/lib/systemd/catalog"
+cp "$src/storpulse.catalog" "$tmp/root/usr/lib/systemd/catalog/"
+journalctl --root="$tmp/root" --update-catalog 2>"$tmp/cat.err"
+tap $? "journalctl --update-catalog accepts storpulse.catalog"
+sed 's/^/# /' "$tmp/cat.err"
+journalctl --root="$tmp/root" --dump-catalog 2>/dev/null | grep -c "^-- " >"$tmp/count"
+tap "$([ "$(cat "$tmp/count")" -ge 28 ]; echo $?)" "catalog holds $(cat "$tmp/count") entries"
+echo "1..$n"
+[ "$failed" -eq 0 ]
