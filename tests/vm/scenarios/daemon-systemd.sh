@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: MIT
+# storpulsed under systemd as PID 1, from the units as built (paths pointed at the build tree):
+# `systemctl start storpulsed` reaches READY with a STATUS= line; `systemctl start
+# storpulse-probe@quick.service` asks the daemon and returns (bounded: the lost attempt of this
+# scenario hung right there); the timer starts, is listed, stops; an md member failed, removed
+# and re-added gives member-failed, degraded, member-removed, member-added, rebuild-started,
+# rebuild-finished and recovered in the journal, by MESSAGE_ID, in that order; a suspended dm
+# device gives probe-stalled while `storpulsectl status` still answers and the watchdog
+# (WatchdogSec=5s for the test) does not trip; `systemctl stop` is bounded.
+# shellcheck disable=SC2016
+source ../lib.sh
+require_verb status
+[[ "$(cat /proc/1/comm)" == systemd ]] || fail "PID 1 is $(cat /proc/1/comm), not systemd"
+builddir=$(cd "$(dirname "$STORPULSECTL")/.." && pwd)
+srcunits=$(cd "$VMDIR/../../units" && pwd)
+STORPULSED=$builddir/daemon/storpulsed
+[[ -x $STORPULSED ]] || fail "no storpulsed next to $STORPULSECTL"
+
+ID_STARTED=e74a827ee83e45cbb596dae03e49d6c8
+ID_PROBE_FINISHED=52d1c022e9de40c4b2f57f62ec4f0d4d
+ID_PROBE_STALLED=598e493a38f6414384b4384643133fb8
+
+a=$(disk 1) b=$(disk 2)
+modprobe -a md_mod raid1 dm_mod loop
+run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=2 \
+        /dev/$a /dev/$b </dev/null
+udevadm settle --timeout=30
+
+# a dm device to suspend later, on a loop device over a tmpfs file
+truncate -s 32M "$SCRATCH/susp.img"
+loopdev=$(losetup -f --show "$SCRATCH/susp.img") || fail "losetup"
+run dmsetup create susp --table "0 $(blockdev --getsz "$loopdev") linear $loopdev 0"
+udevadm settle --timeout=30
+susp=$(basename "$(readlink -f /dev/mapper/susp)")
+
+# ---- the units, as meson configured them, pointed at the build tree ----------------------
+mkdir -p /etc/storpulse /etc/systemd/system/storpulsed.service.d /usr/lib/systemd/catalog
+for u in storpulsed.service storpulse-probe@.service; do
+        sed -e "s|ExecStart=[^ ]*/storpulsed |ExecStart=$STORPULSED |" \
+                -e "s|ExecStart=[^ ]*/storpulsectl |ExecStart=$STORPULSECTL |" \
+                "$builddir/units/$u" >"/etc/systemd/system/$u" || fail "install $u"
+done
+cp "$srcunits/storpulsed.socket" "$srcunits/storpulse-probe@.timer" /etc/systemd/system/
+cp "$srcunits/storpulse.catalog" /usr/lib/systemd/catalog/
+journalctl --update-catalog || fail "journalctl --update-catalog"
+conf=$(sed -n 's|^ExecStart=.* --config \([^ ]*\).*|\1|p' /etc/systemd/system/storpulsed.service)
+mkdir -p "$(dirname "$conf")"
+cat >"$conf" <<EOF
+[Schedule]
+Builtin=no
+[Volumes]
+Name=md0 $susp
+[Profile quick]
+SequentialBytes=4M
+RandomDuration=1s
+[Profile stall]
+SequentialBytes=0
+RandomDuration=20s
+Timeout=4s
+EOF
+# the build tree is read-only in the guest, and so is ProtectSystem=strict's view of it
+cat >/etc/systemd/system/storpulsed.service.d/test.conf <<EOF
+[Service]
+WatchdogSec=5s
+EOF
+run systemctl daemon-reload
+
+# ---- start: READY, STATUS -------------------------------------------------------------------
+run timeout 60 systemctl start storpulsed.socket storpulsed.service
+[[ "$(systemctl show -p ActiveState --value storpulsed)" == active ]] || {
+        journalctl -u storpulsed --no-pager | tail -30
+        fail "storpulsed not active"
+}
+status=$(systemctl show -p StatusText --value storpulsed)
+log "StatusText: $status"
+[[ $status == *volumes*problem* ]] || fail "no STATUS= line with volumes and problems: '$status'"
+wait_until 10 "journal: started" bash -c "journalctl MESSAGE_ID=$ID_STARTED -o cat --no-pager | grep -q started"
+mainpid=$(systemctl show -p MainPID --value storpulsed)
+
+# ---- a probe run through the template service (bounded) ------------------------------------
+t0=$(date +%s)
+timeout 120 systemctl start storpulse-probe@quick.service
+rc=$?
+log "systemctl start storpulse-probe@quick.service: rc $rc after $(($(date +%s) - t0)) s"
+if ((rc != 0)); then
+        journalctl -u storpulse-probe@quick.service -u storpulsed --no-pager | tail -40
+        fail "storpulse-probe@quick.service failed or hung (rc $rc, 124 = hung)"
+fi
+wait_until 10 "journal: probe-finished md0" bash -c \
+        "journalctl MESSAGE_ID=$ID_PROBE_FINISHED STORPULSE_VOLUME=md0 -o cat --no-pager | grep -q ."
+journalctl -x MESSAGE_ID=$ID_PROBE_FINISHED --no-pager | grep -q "read-only probe" ||
+        fail "journalctl -x does not show the catalog text"
+
+# ---- the timer -----------------------------------------------------------------------------
+run systemctl start storpulse-probe@quick.timer
+systemctl list-timers --all --no-pager | grep -q "storpulse-probe@quick.timer" ||
+        fail "list-timers does not show storpulse-probe@quick.timer"
+run systemctl stop storpulse-probe@quick.timer
+[[ "$(systemctl is-active storpulse-probe@quick.timer)" != active ]] || fail "timer still active"
+
+# ---- md: member failed, removed, re-added -> events in order ---------------------------------
+run mdadm /dev/md0 --fail /dev/$b
+wait_until 20 "degraded event" bash -c \
+        "journalctl SYSLOG_IDENTIFIER=storpulsed STORPULSE_VOLUME=md0 STORPULSE_EVENT=degraded -o cat --no-pager | grep -q ."
+run mdadm /dev/md0 --remove /dev/$b
+wait_until 20 "member-removed event" bash -c \
+        "journalctl STORPULSE_VOLUME=md0 STORPULSE_EVENT=member-removed -o cat --no-pager | grep -q ."
+run mdadm --zero-superblock /dev/$b
+run mdadm /dev/md0 --add /dev/$b
+wait_until 120 "recovered event" bash -c \
+        "journalctl STORPULSE_VOLUME=md0 STORPULSE_EVENT=recovered -o cat --no-pager | grep -q ."
+wait_until 30 "rebuild-finished event" bash -c \
+        "journalctl STORPULSE_VOLUME=md0 STORPULSE_EVENT=rebuild-finished -o cat --no-pager | grep -q ."
+journalctl SYSLOG_IDENTIFIER=storpulsed STORPULSE_VOLUME=md0 -o json --no-pager >"$SCRATCH/md0.json"
+python3 - "$SCRATCH/md0.json" <<'EOF' || fail "md events not as expected"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+names = [e.get("STORPULSE_EVENT") for e in ev]
+print("md0 events:", names)
+ids = {e["STORPULSE_EVENT"]: e.get("MESSAGE_ID") for e in ev}
+want = ["member-failed", "degraded", "member-removed", "member-added", "rebuild-started",
+        "rebuild-finished", "recovered"]
+pos = []
+for w in want:
+    if w not in names:
+        sys.exit(f"missing {w}")
+    pos.append(names.index(w))
+if pos[:5] != sorted(pos[:5]):
+    sys.exit(f"order wrong: {list(zip(want, pos))}")
+if not (pos[4] < pos[5] and pos[4] < pos[6]):
+    sys.exit("rebuild-started must precede finished and recovered")
+if any(len(ids[w] or "") != 32 for w in want):
+    sys.exit("an event lacks its MESSAGE_ID")
+failed = [e for e in ev if e["STORPULSE_EVENT"] == "member-failed"][0]
+if failed.get("STORPULSE_MEMBER") is None or failed.get("STORPULSE_KIND") != "md":
+    sys.exit("member-failed lacks STORPULSE_MEMBER / STORPULSE_KIND")
+if names.count("degraded") != 1:
+    sys.exit("degraded raised more than once")
+EOF
+
+# ---- a suspended device: stalled, status answers, watchdog quiet ----------------------------
+timeout 90 "$STORPULSECTL" probe --profile stall "$susp" >"$SCRATCH/stall.out" 2>&1 &
+cpid=$!
+sleep 1
+run dmsetup suspend --nolockfs susp
+timeout 20 "$STORPULSECTL" status >"$SCRATCH/status.out" 2>&1 || {
+        dmsetup resume susp
+        fail "storpulsectl status did not answer during the hung probe"
+}
+wait $cpid
+rc=$?
+log "probe of the suspended device: exit $rc"
+((rc == 3)) || { dmsetup resume susp; cat "$SCRATCH/stall.out"; fail "probe did not end stalled (rc $rc)"; }
+wait_until 10 "journal: probe-stalled" bash -c \
+        "journalctl MESSAGE_ID=$ID_PROBE_STALLED STORPULSE_VOLUME=$susp -o cat --no-pager | grep -q ."
+timeout 20 "$STORPULSECTL" status --json >"$SCRATCH/status.json" || { dmsetup resume susp; fail "status --json"; }
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if sys.argv[2] in j["stalled"] else 1)' \
+        "$SCRATCH/status.json" "$susp" || { dmsetup resume susp; fail "status does not list $susp as stalled"; }
+sleep 8 # > WatchdogSec while the helper hangs in the kernel
+[[ "$(systemctl show -p MainPID --value storpulsed)" == "$mainpid" ]] || {
+        dmsetup resume susp
+        fail "storpulsed was restarted (watchdog?)"
+}
+[[ "$(systemctl show -p NRestarts --value storpulsed)" == 0 ]] || { dmsetup resume susp; fail "NRestarts != 0"; }
+run dmsetup resume susp
+
+# ---- stop, bounded ---------------------------------------------------------------------------
+t0=$(date +%s)
+run timeout 60 systemctl stop storpulsed.service storpulsed.socket
+log "stopped in $(($(date +%s) - t0)) s"
+[[ "$(systemctl show -p Result --value storpulsed)" == success ]] ||
+        fail "storpulsed did not stop cleanly: $(systemctl show -p Result --value storpulsed)"
+run dmsetup remove susp
+run losetup -d "$loopdev"
