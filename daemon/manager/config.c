@@ -382,6 +382,11 @@ int config_new_default(Config **ret) {
         (void) snprintf(c->rebuild_profile, sizeof(c->rebuild_profile), "light");
         c->skip_event_after = 3;
         c->parallel = 1;
+        /* loop, RAM and compressed-RAM disks are rarely storage worth watching */
+        if (parse_list(NULL, "loop* ram* zram*", &c->exclude, 0, 0) < 0) {
+                config_free(c);
+                return -ENOMEM;
+        }
         c->select_kinds = (1U << VOLUME_MD) | (1U << VOLUME_LVM) | (1U << VOLUME_DM) |
                           (1U << VOLUME_CONTROLLER) | (1U << VOLUME_DISK);
 

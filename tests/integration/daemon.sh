@@ -101,6 +101,7 @@ ShutdownTimeout=2s
 Builtin=no
 [Volumes]
 Name=$name loop$extra
+Exclude=
 [Profile quick]
 SequentialBytes=8M
 RandomDuration=1s

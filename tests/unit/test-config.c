@@ -102,6 +102,21 @@ static void test_good(void) {
                 ok(!config_volume_selected(c, &lv), "lvm not in Kind=");
         }
         config_free(c);
+
+        ok(config_new_default(&c) == 0, "defaults again");
+        {
+                Volume loop = { .name = "loop3", .kind = VOLUME_DISK, .path = "/dev/loop3" };
+                Volume vda = { .name = "vda", .kind = VOLUME_DISK, .path = "/dev/vda" };
+                Volume part = { .name = "vda1", .kind = VOLUME_PARTITION, .path = "/dev/vda1" };
+
+                ok(!config_volume_selected(c, &loop), "loop devices excluded by default");
+                ok(config_volume_selected(c, &vda), "disks selected by default");
+                ok(!config_volume_selected(c, &part), "partitions not selected by default");
+                is_int(config_parse_string(c, "x.conf", "[Volumes]\nExclude=\n", NULL), 0,
+                       "Exclude= resets");
+                ok(config_volume_selected(c, &loop), "loop selected once Exclude= is reset");
+        }
+        config_free(c);
 }
 
 static void test_bad(void) {
