@@ -366,7 +366,7 @@ int config_new_default(Config **ret) {
         c->rescan_interval_usec = 300 * SEC;
         c->dm_poll_interval_usec = 5 * SEC;
         c->md_interval_usec = 60 * SEC;
-        c->cli_poll_interval_usec = 0;
+        c->cli_poll_interval_usec = 600 * SEC;
         c->log_level = LOG_INFO;
         c->shutdown_timeout_usec = 5 * SEC;
         c->builtin = -1;

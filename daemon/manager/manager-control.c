@@ -152,6 +152,14 @@ static int client_send(Client *cl, struct json_object *o) {
         return 0;
 }
 
+/* A double with `digits` decimals (json-c prints 17 significant digits otherwise). */
+static struct json_object *json_double(double v, int digits) {
+        char buf[64];
+
+        (void) snprintf(buf, sizeof(buf), "%.*f", digits, v);
+        return json_object_new_double_s(v, buf);
+}
+
 static struct json_object *reply_new(bool ok, const char *error) {
         struct json_object *o = json_object_new_object();
 
@@ -185,7 +193,7 @@ static struct json_object *sample_to_json(const ManagerProbeSample *s) {
         json_object_object_add(
                 o, "state", json_object_new_string(probe_state_to_string(s->state) ?: "unknown"));
         json_object_object_add(o, "duration_seconds",
-                               json_object_new_double((double) s->duration_usec / USEC_PER_SEC));
+                               json_double((double) s->duration_usec / USEC_PER_SEC, 3));
         json_object_object_add(o, "errors", json_object_new_uint64(s->errors));
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++) {
                 const ManagerProbePhaseSummary *p = &s->phases[i];
@@ -196,9 +204,8 @@ static struct json_object *sample_to_json(const ManagerProbeSample *s) {
                 x = json_object_new_object();
                 if (!x)
                         continue;
-                json_object_object_add(x, "bytes_per_second",
-                                       json_object_new_double(p->bytes_per_second));
-                json_object_object_add(x, "iops", json_object_new_double(p->iops));
+                json_object_object_add(x, "bytes_per_second", json_double(p->bytes_per_second, 0));
+                json_object_object_add(x, "iops", json_double(p->iops, 1));
                 json_object_object_add(x, "p50_ns", json_object_new_uint64(p->p50_ns));
                 json_object_object_add(x, "p99_ns", json_object_new_uint64(p->p99_ns));
                 json_object_object_add(x, "max_ns", json_object_new_uint64(p->max_ns));
@@ -224,9 +231,9 @@ static struct json_object *record_to_json(const ManagerVolume *r) {
         json_object_object_add(o, "stalls", json_object_new_uint64(r->n_stalls));
         json_object_object_add(o, "errors", json_object_new_uint64(r->n_errors));
         json_object_object_add(o, "cpu_seconds",
-                               json_object_new_double((double) r->cpu_usec / USEC_PER_SEC));
+                               json_double((double) r->cpu_usec / USEC_PER_SEC, 3));
         json_object_object_add(o, "device_seconds",
-                               json_object_new_double((double) r->device_usec / USEC_PER_SEC));
+                               json_double((double) r->device_usec / USEC_PER_SEC, 3));
         for (size_t i = 0; i < _PROBE_SKIP_REASON_MAX; i++)
                 json_object_object_add(sk, probe_skip_reason_to_string((ProbeSkipReason) i),
                                        json_object_new_uint64(r->skips[i]));
@@ -286,8 +293,7 @@ static void do_status(Client *cl) {
                                json_object_new_uint64(process_reaper_count(m->reaper)));
         json_object_object_add(
                 o, "uptime_seconds",
-                json_object_new_double((double) (now(CLOCK_MONOTONIC) - m->start_usec) /
-                                       USEC_PER_SEC));
+                json_double((double) (now(CLOCK_MONOTONIC) - m->start_usec) / USEC_PER_SEC, 1));
         json_object_object_add(o, "config", json_object_new_string(m->config_path));
         for (size_t i = 0; i < m->n_volumes; i++)
                 if (m->volumes[i]->stalled)
@@ -344,7 +350,7 @@ static void on_run_progress(Manager *m, const char *volume, const ProbeProgress 
         json_object_object_add(o, "type", json_object_new_string("progress"));
         json_object_object_add(o, "volume", json_object_new_string(volume));
         json_object_object_add(o, "phase", json_object_new_string(probe_phase_to_string(p->phase)));
-        json_object_object_add(o, "fraction", json_object_new_double(p->fraction));
+        json_object_object_add(o, "fraction", json_double(p->fraction, 3));
         json_object_object_add(o, "ios", json_object_new_uint64(p->ios));
         json_object_object_add(o, "errors", json_object_new_uint64(p->errors));
         (void) client_send(cl, o);
@@ -388,7 +394,7 @@ static void on_run_finished(Manager *m, const ManagerRunSummary *s, void *userda
         json_object_object_add(o, "stalled", json_object_new_uint64(s->n_stalled));
         json_object_object_add(o, "skipped", json_object_new_uint64(s->n_skipped));
         json_object_object_add(o, "duration_seconds",
-                               json_object_new_double((double) s->duration_usec / USEC_PER_SEC));
+                               json_double((double) s->duration_usec / USEC_PER_SEC, 3));
         cl->streaming = false;
         manager_probe_forget_waiter(m, cl);
         if (client_send(cl, o) >= 0)

@@ -1116,5 +1116,6 @@ void manager_probe_free(Manager *m) {
         m->queued = NULL;
         m->reaper_io = sd_event_source_disable_unref(m->reaper_io);
         m->reaper_timer = sd_event_source_disable_unref(m->reaper_timer);
-        m->reaper = process_reaper_free(m->reaper);
+        if (!m->reaper_in_use)
+                m->reaper = process_reaper_free(m->reaper);
 }

@@ -236,6 +236,25 @@ void manager_volumes_coldplug(Manager *m) {
         manager_publish(m);
 }
 
+/* Raise what changed in v against its record: idempotent (the record remembers what the last
+ * event saw), so the same change may be looked at twice. */
+static void volume_changed(Manager *m, Volume *v, unsigned what) {
+        ManagerVolume *r = manager_volume_ensure(m, v);
+
+        if (!r) {
+                log_oom();
+                return;
+        }
+        if (v->hidden) {
+                r->seen_health = v->health;
+                return;
+        }
+        if (what & INVENTORY_CHANGE_MEMBERS)
+                member_events(m, r, v);
+        if (what & (INVENTORY_CHANGE_HEALTH | INVENTORY_CHANGE_MEMBERS))
+                health_event(m, r, v, false);
+}
+
 void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n, void *userdata) {
         Manager *m = userdata;
 
@@ -267,19 +286,7 @@ void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n
                                 r->seen_health = v->health;
                         break;
                 case INVENTORY_VOLUME_CHANGED:
-                        r = manager_volume_ensure(m, v);
-                        if (!r) {
-                                log_oom();
-                                break;
-                        }
-                        if (v->hidden) {
-                                r->seen_health = v->health;
-                                break;
-                        }
-                        if (changes[i].what & INVENTORY_CHANGE_MEMBERS)
-                                member_events(m, r, v);
-                        if (changes[i].what & (INVENTORY_CHANGE_HEALTH | INVENTORY_CHANGE_MEMBERS))
-                                health_event(m, r, v, false);
+                        volume_changed(m, v, changes[i].what);
                         break;
                 case INVENTORY_VOLUME_REMOVED:
                         if (!v->hidden)
@@ -353,6 +360,18 @@ void manager_on_md_event(MdMonitor *mon, const MdMonitorEvent *ev, void *userdat
         t = rebuild_event_kind(e);
         if (t < 0)
                 return;
+        /* The monitor re-read the array through the inventory just now; that change set is
+         * dispatched on a later loop iteration. Raise its member/health transitions first, so
+         * the journal reads "member added" before "recovery started" (the later dispatch finds
+         * them raised already). Only CHANGED records: nothing is added or freed here. */
+        {
+                size_t n_ch = 0;
+                const InventoryChange *ch = inventory_get_changes(m->inventory, &n_ch);
+
+                for (size_t i = 0; i < n_ch; i++)
+                        if (ch[i].type == INVENTORY_VOLUME_CHANGED)
+                                volume_changed(m, ch[i].volume, ch[i].what);
+        }
         (void) rebuild_event_format(e, msg, sizeof(msg));
         (void) snprintf(f[n], sizeof(f[n]), "STORPULSE_OPERATION=%s",
                         rebuild_operation_to_string(e->operation));
@@ -379,7 +398,8 @@ void manager_on_md_event(MdMonitor *mon, const MdMonitorEvent *ev, void *userdat
                 fields[n] = f[n];
                 n++;
         }
-        manager_event(m, t, ev->volume, NULL, fields, "%s: %s", ev->array, msg);
+        manager_event_priority(m, t, rebuild_severity_to_priority(e->severity), ev->volume, NULL,
+                               fields, "%s: %s", ev->array, msg);
         m->changed |= MANAGER_CHANGED_REBUILD;
         manager_publish(m);
 }

@@ -29,6 +29,7 @@
 #include "config.h"
 #include "manager/manager-internal.h"
 #include "manager/manager.h"
+#include "model/controller.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
@@ -66,11 +67,14 @@ int manager_status_line(const Manager *m, char *buf, size_t size) {
 }
 
 static void manager_notify_status(Manager *m) {
-        char line[256];
+        char line[sizeof(m->last_status)];
 
         if (!m->under_systemd)
                 return;
         (void) manager_status_line(m, line, sizeof(line));
+        if (strcmp(line, m->last_status) == 0)
+                return; /* publish runs often (probe progress): tell systemd only of changes */
+        memcpy(m->last_status, line, sizeof(line));
         (void) sd_notifyf(false, "STATUS=%s", line);
 }
 
@@ -137,25 +141,45 @@ static void send_journal(const ManagerEvent *ev, char *const *fields) {
                 free(iov[i].iov_base);
 }
 
+static void manager_eventv(Manager *m, ManagerEventType type, int priority, const Volume *v,
+                           const char *member, char *const *fields, const char *format, va_list ap)
+        _printf_(7, 0);
+
 void manager_event(Manager *m, ManagerEventType type, const Volume *v, const char *member,
                    char *const *fields, const char *format, ...) {
-        ManagerEvent *ev = &m->events[m->events_next];
         va_list ap;
+
+        va_start(ap, format);
+        manager_eventv(m, type, -1, v, member, fields, format, ap);
+        va_end(ap);
+}
+
+void manager_event_priority(Manager *m, ManagerEventType type, int priority, const Volume *v,
+                            const char *member, char *const *fields, const char *format, ...) {
+        va_list ap;
+
+        va_start(ap, format);
+        manager_eventv(m, type, priority, v, member, fields, format, ap);
+        va_end(ap);
+}
+
+static void manager_eventv(Manager *m, ManagerEventType type, int priority, const Volume *v,
+                           const char *member, char *const *fields, const char *format,
+                           va_list ap) {
+        ManagerEvent *ev = &m->events[m->events_next];
 
         *ev = (ManagerEvent){
                 .seq = ++m->event_seq,
                 .realtime_usec = now(CLOCK_REALTIME),
                 .type = type,
-                .priority = manager_event_type_priority(type),
+                .priority = priority >= 0 ? priority : manager_event_type_priority(type),
         };
         if (v) {
                 copy_str(ev->volume, sizeof(ev->volume), v->name);
                 copy_str(ev->kind, sizeof(ev->kind), volume_kind_to_string(v->kind));
         }
         copy_str(ev->member, sizeof(ev->member), member);
-        va_start(ap, format);
         (void) vsnprintf(ev->message, sizeof(ev->message), format, ap);
-        va_end(ap);
         m->events_next = (m->events_next + 1) % MANAGER_EVENTS_MAX;
         if (m->n_events < MANAGER_EVENTS_MAX)
                 m->n_events++;
@@ -285,6 +309,7 @@ void manager_apply_config(Manager *m) {
         if (r < 0)
                 log_warning_errno(r, "Failed to arm the dm-raid poll: %m, ignoring");
         manager_schedule_apply(m);
+        manager_cli_apply(m);
 }
 
 static int dir_from_env(const char *opt, const char *env, const char *def, char **ret) {
@@ -304,6 +329,8 @@ static int setup_inventory(Manager *m) {
         r = inventory_new_for_root(m->root, &m->inventory);
         if (r < 0)
                 return log_error_errno(r, "Failed to open root %s: %m", m->root);
+        m->controller_flags = controller_lookup_flags_from_env(getenv(CONTROLLER_TEST_ENV));
+        inventory_set_controller_flags(m->inventory, m->controller_flags);
         /* Without a running udevd (containers, this kind of test host) the udev monitor hears
          * nothing: the rescan timer is then the only way to see devices come and go, so it runs
          * often (manager_rescan_interval()). */
@@ -402,6 +429,9 @@ int manager_run(Manager *m) {
         r = setup_inventory(m);
         if (r < 0)
                 return r;
+        r = manager_cli_setup(m);
+        if (r < 0)
+                return r;
         manager_apply_config(m);
         r = manager_control_setup(m);
         if (r < 0)
@@ -424,6 +454,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_control_free(m);
+        m->reaper_in_use = manager_cli_free(m);
         manager_probe_free(m);
         m->md_monitor = md_monitor_free(m->md_monitor);
         m->discovery = discovery_free(m->discovery);

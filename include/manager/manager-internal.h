@@ -25,6 +25,11 @@ void manager_probe_shutdown(Manager *m); /* after the loop: bounded wait for the
 void manager_probe_free(Manager *m);
 void manager_schedule_apply(Manager *m);
 
+/* manager-controller.c: vendor CLIs in a worker thread */
+int manager_cli_setup(Manager *m);
+void manager_cli_apply(Manager *m);
+bool manager_cli_free(Manager *m); /* true: a worker still runs and uses the reaper */
+
 /* manager-control.c: the control socket */
 int manager_control_setup(Manager *m);
 void manager_control_free(Manager *m);

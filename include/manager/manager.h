@@ -89,6 +89,7 @@ typedef struct ManagerVolume {
 typedef struct Manager Manager;
 typedef struct ManagerProbeRun ManagerProbeRun; /* a running profile run (manager-probe.c) */
 typedef struct ManagerControl ManagerControl;   /* the control socket (manager-control.c) */
+typedef struct ManagerCli ManagerCli;           /* the vendor CLI worker (manager-controller.c) */
 
 typedef void (*ManagerPublishHook)(Manager *m, unsigned changed, void *userdata);
 
@@ -134,6 +135,9 @@ struct Manager {
         uint64_t event_seq; /* seq of the newest event, 0 none */
 
         ManagerControl *control;
+        ManagerCli *cli;           /* vendor RAID CLIs, polled in a worker thread */
+        unsigned controller_flags; /* ControllerLookupFlags ($STORPULSE_CONTROLLER_TEST) */
+        bool reaper_in_use;        /* a worker still holds the reaper at exit: not freed */
 
         /* publish hooks */
         struct {
@@ -143,7 +147,8 @@ struct Manager {
         size_t n_hooks;
         unsigned changed; /* MANAGER_CHANGED_* accumulated for the current publish */
 
-        usec_t start_usec; /* CLOCK_MONOTONIC at start */
+        usec_t start_usec;     /* CLOCK_MONOTONIC at start */
+        char last_status[256]; /* the last STATUS= sent to systemd */
         bool stopping;
 };
 
@@ -187,6 +192,11 @@ void manager_publish(Manager *m);
  * be NULL) or to stderr without a journal, then publish. v and member may be NULL. */
 void manager_event(Manager *m, ManagerEventType type, const Volume *v, const char *member,
                    char *const *fields, const char *format, ...) _printf_(6, 7);
+
+/* The same with a priority (LOG_*) other than the type's default (a rebuild's severity). */
+void manager_event_priority(Manager *m, ManagerEventType type, int priority, const Volume *v,
+                            const char *member, char *const *fields, const char *format, ...)
+        _printf_(7, 8);
 
 /* The record of a volume by name, NULL if none. */
 ManagerVolume *manager_get_volume(const Manager *m, const char *name) _pure_;
