@@ -914,6 +914,7 @@ static void run_kick(Manager *m) {
                 run_finish(m, run, false);
                 run_free(run);
                 m->changed |= MANAGER_CHANGED_PROBE;
+                manager_state_save(m);
                 manager_schedule_apply(m);
                 manager_publish(m);
                 run_kick(m); /* the next queued run */

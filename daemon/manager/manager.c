@@ -25,10 +25,12 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-journal.h>
 
+#include "basic/fileio.h"
 #include "basic/log.h"
 #include "config.h"
 #include "manager/manager-internal.h"
 #include "manager/manager.h"
+#include "manager/state-file.h"
 #include "model/controller.h"
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -192,6 +194,77 @@ static void manager_eventv(Manager *m, ManagerEventType type, int priority, cons
                                     manager_event_type_to_string(type));
         m->changed |= MANAGER_CHANGED_EVENT;
         manager_publish(m);
+}
+
+static void restore_record(const ManagerVolume *f, void *userdata) {
+        Manager *m = userdata;
+        ManagerVolume *r = manager_get_volume(m, f->name);
+
+        if (!r)
+                return; /* not present now: forgotten with the next save */
+        r->n_probes = f->n_probes;
+        r->n_stalls = f->n_stalls;
+        r->n_errors = f->n_errors;
+        r->cpu_usec = f->cpu_usec;
+        r->device_usec = f->device_usec;
+        r->stalled = f->stalled;
+        memcpy(r->skips, f->skips, sizeof(r->skips));
+        memcpy(r->history, f->history, sizeof(r->history));
+        r->n_history = f->n_history;
+        r->history_next = f->history_next;
+}
+
+void manager_state_load(Manager *m) {
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *error = NULL;
+        size_t n = 0;
+        int r;
+
+        fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return; /* no state yet */
+        r = read_full_file_at(fd, STATE_FILE_NAME, &text, &n);
+        if (r == -ENOENT)
+                return;
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read %s/%s: %m, starting without it", m->state_dir,
+                                  STATE_FILE_NAME);
+                return;
+        }
+        r = state_file_parse(text, n, restore_record, m, &error);
+        if (r < 0)
+                log_warning("%s/%s: %s, starting without it", m->state_dir, STATE_FILE_NAME,
+                            error ?: strerror(-r));
+        else
+                log_debug("Restored the probe records of %d volumes from %s/%s", r, m->state_dir,
+                          STATE_FILE_NAME);
+}
+
+void manager_state_save(Manager *m) {
+        json_object *doc = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        const char *text;
+        int r;
+
+        r = state_file_build(m, &doc);
+        if (r >= 0) {
+                (void) mkdir(m->state_dir, 0755);
+                fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                r = fd < 0 ? -errno : 0;
+        }
+        if (r >= 0) {
+                text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+                r = write_file_atomic_at(fd, STATE_FILE_NAME, text, strlen(text));
+        }
+        json_object_put(doc);
+        /* read-only or full: the daemon goes on, the records stay in memory; said once */
+        if (r < 0 && r != m->state_error)
+                log_warning_errno(r, "Failed to save the probe records to %s/%s: %m, ignoring",
+                                  m->state_dir, STATE_FILE_NAME);
+        else if (r >= 0 && m->state_error < 0)
+                log_info("Probe records saved to %s/%s again.", m->state_dir, STATE_FILE_NAME);
+        m->state_error = r < 0 ? r : 0;
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -364,6 +437,7 @@ static int setup_inventory(Manager *m) {
                 return log_error_errno(r, "Failed to watch the arrays: %m");
         /* The coldplug's change set: records for every volume, no "appeared" events. */
         manager_volumes_coldplug(m);
+        manager_state_load(m);
         inventory_clear_changes(m->inventory);
         return 0;
 }
@@ -447,6 +521,7 @@ int manager_run(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
         manager_probe_shutdown(m);
+        manager_state_save(m);
         return 0;
 }
 

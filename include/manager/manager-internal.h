@@ -8,6 +8,8 @@
 
 /* manager.c */
 void manager_apply_config(Manager *m);
+void manager_state_load(Manager *m); /* $STATE_DIRECTORY/probes.json, once at start */
+void manager_state_save(Manager *m); /* after every run and at exit; failures logged once */
 
 /* manager-volumes.c: per-volume records and the inventory/md events */
 void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n, void *userdata);

@@ -101,7 +101,8 @@ struct Manager {
         bool config_path_explicit; /* given with --config: a missing file is an error */
         Config *config;            /* in effect; replaced only by a valid one */
         char *runtime_dir;         /* $RUNTIME_DIRECTORY or /run/storpulse: the control socket */
-        char *state_dir;           /* $STATE_DIRECTORY or /var/lib/storpulse */
+        char *state_dir;           /* $STATE_DIRECTORY or /var/lib/storpulse: probes.json */
+        int state_error;           /* the last save's -errno (logged once), 0 ok */
         char *root;                /* "/" (tests: a fixture root for the inventory) */
         bool under_systemd;        /* $NOTIFY_SOCKET was set at start */
         bool journal;              /* events go to the journal (its socket exists) */

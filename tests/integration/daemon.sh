@@ -292,11 +292,47 @@ tap_ok $? "journal: stopping"
 tap_ok $? "the silent helper did not outlive the daemon"
 diag <"$SCRATCH/daemon.log"
 
+# ---- the state file: written at exit, restored at start, a read-only state dir tolerated ---
+check "probes.json written with the probe record of $name" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j["version"] == 1 and j["volumes"][sys.argv[2]]["probes"] >= 1 else 1)' \
+        "$SCRATCH/state/probes.json" "$name"
+ro=$SCRATCH/state-ro
+mkdir -p "$ro" && cp "$SCRATCH/state/probes.json" "$ro/" &&
+        mount --bind "$ro" "$ro" && mount -o remount,bind,ro "$ro"
+tap_ok $? "read-only state directory $ro"
+SOCK=$SCRATCH/run4/control
+export STORPULSE_SOCKET=$SOCK
+"$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run4" --state-dir "$ro" \
+        >"$SCRATCH/daemon-ro.log" 2>&1 &
+DPID=$!
+for _ in $(seq 100); do
+        [ -S "$SOCK" ] && break
+        sleep 0.1
+done
+bounded 30 "$CTL" volumes --daemon --json >"$SCRATCH/vols2" 2>&1
+check "the probe record was restored from the state file" python3 -c '
+import json, sys
+v = [x for x in json.load(open(sys.argv[1])) if x["name"] == sys.argv[2]][0]
+want = json.load(open(sys.argv[3]))["volumes"][sys.argv[2]]
+sys.exit(0 if v["probe"]["probes"] == want["probes"] and v["probe"]["last"] else 1)' \
+        "$SCRATCH/vols2" "$name" "$ro/probes.json"
+bounded 60 "$CTL" probe --profile quick "$name" >/dev/null 2>&1
+tap_ok $? "probing works with a read-only state directory"
+check "the failed save is logged" grep -q "Failed to save the probe records" "$SCRATCH/daemon-ro.log"
+kill -TERM "$DPID"
+wait "$DPID"
+tap_ok $? "clean exit with a read-only state directory"
+DPID=
+umount "$ro"
+
 # ---- no journal at all: events on stderr --------------------------------------------------
 kill "$JOURNALD"
 wait "$JOURNALD" 2>/dev/null
 umount /run/systemd/journal
-timeout -s TERM 3 "$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run3" >"$SCRATCH/nojournal" 2>&1
+timeout -s TERM 3 "$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run3" \
+        --state-dir "$SCRATCH/state" >"$SCRATCH/nojournal" 2>&1
 check "without journald, events go to stderr" grep -q "\[started\]" "$SCRATCH/nojournal"
 
 finish

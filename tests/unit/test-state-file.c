@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* manager/state-file: records written and read back unchanged (a round trip through the JSON
+ * text), the history ring kept newest-last, bad files refused with a message, bad items
+ * skipped. */
+
+#include <string.h>
+
+#include "manager/state-file.h"
+#include "tap.h"
+
+typedef struct Got {
+        ManagerVolume v[4];
+        char names[4][64];
+        size_t n;
+} Got;
+
+static void restore(const ManagerVolume *f, void *userdata) {
+        Got *g = userdata;
+
+        if (g->n >= 4)
+                return;
+        g->v[g->n] = *f;
+        (void) snprintf(g->names[g->n], sizeof(g->names[0]), "%s", f->name);
+        g->v[g->n].name = g->names[g->n];
+        g->n++;
+}
+
+static int parse(const char *s, Got *g, const char **error) {
+        *g = (Got){};
+        *error = NULL;
+        return state_file_parse(s, strlen(s), restore, g, error);
+}
+
+int main(void) {
+        ManagerVolume r = { .name = "md0",
+                            .n_probes = 20,
+                            .n_stalls = 2,
+                            .n_errors = 1,
+                            .cpu_usec = 1234,
+                            .device_usec = 99999,
+                            .stalled = true };
+        ManagerVolume idle = { .name = "sdz" };
+        ManagerVolume *vols[] = { &r, &idle };
+        Manager m = { .volumes = vols, .n_volumes = 2 };
+        json_object *doc = NULL;
+        const char *error;
+        Got g;
+
+        r.skips[PROBE_SKIP_FOREIGN_IO] = 7;
+        r.skips[PROBE_SKIP_STANDBY] = 3;
+        for (unsigned i = 0; i < MANAGER_HISTORY_MAX + 4; i++) { /* ring wrapped */
+                ManagerProbeSample *s = &r.history[r.history_next];
+
+                *s = (ManagerProbeSample){ .realtime_usec = 1000 + i,
+                                           .status = PROBE_RUNNER_DONE,
+                                           .state = i == MANAGER_HISTORY_MAX + 3 ? PROBE_STATE_ERROR
+                                                                                 : PROBE_STATE_OK,
+                                           .duration_usec = 5 * i,
+                                           .errors = i };
+                (void) snprintf(s->profile, sizeof(s->profile), "quick");
+                s->phases[PROBE_PHASE_RANDOM] = (ManagerProbePhaseSummary){
+                        .ran = true, .iops = 100.5, .p50_ns = 1000, .p99_ns = 9000, .max_ns = 20000
+                };
+                r.history_next = (r.history_next + 1) % MANAGER_HISTORY_MAX;
+                if (r.n_history < MANAGER_HISTORY_MAX)
+                        r.n_history++;
+        }
+
+        is_int(state_file_build(&m, &doc), 0, "build");
+        {
+                const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+
+                ok(strstr(text, "\"sdz\"") == NULL, "a volume with nothing measured is left out");
+                is_int(parse(text, &g, &error), 1, "parse back: one volume");
+        }
+        json_object_put(doc);
+        is_str(g.v[0].name, "md0", "name");
+        is_u64(g.v[0].n_probes, 20, "probes");
+        is_u64(g.v[0].n_stalls, 2, "stalls");
+        is_u64(g.v[0].n_errors, 1, "errors");
+        is_u64(g.v[0].cpu_usec, 1234, "cpu");
+        is_u64(g.v[0].device_usec, 99999, "device time");
+        ok(g.v[0].stalled, "stalled");
+        is_u64(g.v[0].skips[PROBE_SKIP_FOREIGN_IO], 7, "skips foreign-io");
+        is_u64(g.v[0].skips[PROBE_SKIP_STANDBY], 3, "skips standby");
+        is_int((int) g.v[0].n_history, MANAGER_HISTORY_MAX, "history full");
+        {
+                const ManagerProbeSample *newest = manager_volume_get_sample(&g.v[0], 0);
+                const ManagerProbeSample *oldest =
+                        manager_volume_get_sample(&g.v[0], MANAGER_HISTORY_MAX - 1);
+
+                ok(newest && newest->realtime_usec == 1000 + MANAGER_HISTORY_MAX + 3,
+                   "newest sample is the newest");
+                ok(newest && newest->state == PROBE_STATE_ERROR, "its state");
+                ok(oldest && oldest->realtime_usec == 1004, "oldest kept is the 5th written");
+                ok(newest && newest->phases[PROBE_PHASE_RANDOM].ran &&
+                           newest->phases[PROBE_PHASE_RANDOM].p99_ns == 9000 &&
+                           newest->phases[PROBE_PHASE_RANDOM].iops == 100.5,
+                   "phase summary");
+                is_str(newest ? newest->profile : NULL, "quick", "profile");
+        }
+
+        ok(parse("", &g, &error) < 0 && strcmp(error, "not a JSON object") == 0, "empty file");
+        ok(parse("[]", &g, &error) < 0, "array refused");
+        ok(parse("{\"version\":2,\"volumes\":{}}", &g, &error) < 0 &&
+                   strcmp(error, "unknown version") == 0,
+           "other version refused");
+        ok(parse("{\"version\":1}", &g, &error) < 0 && strcmp(error, "no volumes object") == 0,
+           "no volumes");
+        is_int(parse("{\"version\":1,\"volumes\":{\"a/b\":{},\"x\":3,\"ok\":{\"probes\":\"7\","
+                     "\"history\":[1,{\"profile\":\"q\"},{\"profile\":\"q\",\"status\":\"done\","
+                     "\"state\":\"ok\",\"time_usec\":5}]}}}",
+                     &g, &error),
+               1, "bad items skipped, the good volume kept");
+        ok(g.n == 1 && g.v[0].n_probes == 0 && g.v[0].n_history == 1, "only the valid sample");
+        ok(parse("{\"version\":1,\"volumes\":{\"v\":{\"probes\":-5}}}", &g, &error) == 1 &&
+                   g.v[0].n_probes == 0,
+           "negative count ignored");
+        return tap_done();
+}
