@@ -547,6 +547,23 @@ static char *reader(char *str, int num, void *stream) {
                 p->str += k;
         }
         p->line++;
+        /* inih hands us INI_MAX_LINE bytes at a time: a longer line would come back as a second,
+         * bogus line with a wrong number. Refuse it here, at its own line. */
+        if (!strchr(str, '\n') && strlen(str) >= (size_t) num - 1) {
+                int c;
+
+                if (p->f)
+                        while ((c = fgetc(p->f)) != EOF && c != '\n')
+                                ;
+                else if (p->str) {
+                        p->str += strcspn(p->str, "\n");
+                        if (*p->str == '\n')
+                                p->str++;
+                }
+                ctx_error(p, "line too long (at most %d bytes; repeat a list key to append)",
+                          num - 2);
+                str[0] = 0;
+        }
         return str;
 }
 

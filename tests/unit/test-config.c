@@ -149,6 +149,16 @@ static void test_bad(void) {
                     "test.conf:2: size '100' out of range (512..1073741824 bytes)");
 }
 
+static void test_long_line(void) {
+        char text[600], *e;
+
+        (void) snprintf(text, sizeof(text), "[Volumes]\nName=%0300d\nKind=md\n", 0);
+        e = parse_error(text);
+        is_str(e, "test.conf:2: line too long (at most 198 bytes; repeat a list key to append)",
+               "an over-long line is refused at its own line");
+        free(e);
+}
+
 static void test_files(void) {
         char dir[] = "/tmp/test-config-XXXXXX", path[256], dropin[300];
         Config *c = NULL;
@@ -206,6 +216,7 @@ static void test_files(void) {
 int main(void) {
         test_good();
         test_bad();
+        test_long_line();
         test_files();
         return tap_done();
 }
