@@ -83,7 +83,8 @@ static int body_set_json(SnapshotBody *b, json_object *o) {
         size_t n;
         char *copy;
 
-        s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &n);
+        s = json_object_to_json_string_length(
+                o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
         if (!s)
                 return -ENOMEM;
         copy = malloc(n + 2);

@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: MIT */
+/* libmicrohttpd serving immutable snapshots.
+ *
+ * Why MHD's own thread and not the daemon's sd-event loop: MHD offers both (its epoll fd as an
+ * io source plus a timer from MHD_get_timeout(), or MHD_USE_INTERNAL_POLLING_THREAD). We use the
+ * thread because (1) nothing a client does can then delay the loop that watches the arrays: a
+ * slow TLS handshake, a slowloris client or a 1000-connection flood costs this thread, never the
+ * md monitor; (2) what it serves is immutable (report/snapshot.h: rendered and gzip'd once per
+ * change), so the only shared state is one pointer swapped under a mutex held for a few
+ * instructions, and a response holds its own reference, so an old snapshot lives exactly as long
+ * as a client still downloads it; (3) an earlier attempt in external-epoll mode with MHD 0.9.75
+ * saw an overlong request answered only at the idle timeout, because MHD queues the 414/431
+ * for a write that the external loop only learns of at the next timeout; the internal thread
+ * drives that itself. The cost is one thread per listening socket, mostly asleep in epoll.
+ *
+ * Limits (all per server, from HttpServerOptions): connections in total and per client address,
+ * memory per connection (which bounds the request line and headers: MHD answers 414 or 431
+ * beyond it), an idle timeout per connection; request bodies are never read (only GET/HEAD). */
+
+#include <arpa/inet.h>
+#include <crypt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "http/request.h"
+#include "http/server.h"
+#include "http/web-assets.h"
+
+#define REALM   "storpulse"
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+typedef struct Listener {
+        int fd;
+        struct MHD_Daemon *daemon;
+        char address[INET6_ADDRSTRLEN + 16];
+} Listener;
+
+struct HttpServer {
+        Listener *listeners;
+        size_t n_listeners;
+        bool tls;
+
+        pthread_mutex_t lock; /* guards snapshot and auth_cached */
+        Snapshot *snapshot;
+
+        char *auth_user, *auth_hash;
+        char *auth_cached; /* the last Authorization value that verified: skips crypt_r() */
+        char *tls_cert, *tls_key;
+};
+
+static int fail(char **ret_error, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(char **ret_error, int r, const char *fmt, ...) {
+        va_list ap;
+        char *m = NULL, *full = NULL;
+
+        if (!ret_error)
+                return r;
+        va_start(ap, fmt);
+        if (vasprintf(&m, fmt, ap) < 0)
+                m = NULL;
+        va_end(ap);
+        if (m && asprintf(&full, "%s: %s", m, strerror(-r)) < 0)
+                full = NULL;
+        free(m);
+        *ret_error = full;
+        return r;
+}
+
+/* Constant time in the length of b. */
+static bool secure_streq(const char *a, const char *b) {
+        size_t na = strlen(a), nb = strlen(b);
+        unsigned char d = na != nb;
+
+        for (size_t i = 0; i < nb; i++)
+                d |= (unsigned char) (a[i % (na ?: 1)] ^ b[i]);
+        return na > 0 ? d == 0 : nb == 0;
+}
+
+int http_password_verify(const char *password, const char *hash) {
+        struct crypt_data *cd;
+        const char *out;
+        int r;
+
+        if (!password || !hash || hash[0] != '$')
+                return -EINVAL;
+        cd = calloc(1, sizeof(*cd));
+        if (!cd)
+                return -ENOMEM;
+        out = crypt_r(password, hash, cd);
+        if (!out || out[0] == '*')
+                r = -EINVAL;
+        else
+                r = secure_streq(out, hash);
+        explicit_bzero(cd, sizeof(*cd));
+        free(cd);
+        return r;
+}
+
+/* ---- responses ------------------------------------------------------------------------- */
+
+static void add_common_headers(HttpServer *h, struct MHD_Response *resp) {
+        (void) MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+        (void) MHD_add_response_header(resp, "Cache-Control", "no-store");
+        if (h->tls)
+                (void) MHD_add_response_header(resp, "Strict-Transport-Security",
+                                               "max-age=31536000");
+}
+
+static void add_page_headers(struct MHD_Response *resp) {
+        (void) MHD_add_response_header(resp, "Content-Security-Policy",
+                                       "default-src 'none'; script-src 'self'; style-src 'self'; "
+                                       "img-src 'self' data:; connect-src 'self'; "
+                                       "base-uri 'none'; form-action 'none'; "
+                                       "frame-ancestors 'none'");
+        (void) MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+        (void) MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+        (void) MHD_add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
+        (void) MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
+}
+
+static enum MHD_Result queue(HttpServer *h, struct MHD_Connection *c, unsigned status,
+                             struct MHD_Response *resp) {
+        enum MHD_Result ret;
+
+        if (!resp)
+                return MHD_NO;
+        add_common_headers(h, resp);
+        if (status == MHD_HTTP_UNAUTHORIZED)
+                ret = MHD_queue_basic_auth_fail_response(c, REALM, resp);
+        else
+                ret = MHD_queue_response(c, status, resp);
+        MHD_destroy_response(resp);
+        return ret;
+}
+
+static enum MHD_Result reply_text(HttpServer *h, struct MHD_Connection *c, unsigned status,
+                                  const char *text) {
+        struct MHD_Response *resp;
+
+        resp = MHD_create_response_from_buffer(strlen(text), (void *) text, MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+                return MHD_NO;
+        (void) MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
+        if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+                (void) MHD_add_response_header(resp, "Allow", "GET, HEAD");
+        if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+                (void) MHD_add_response_header(resp, "Retry-After", "1");
+        return queue(h, c, status, resp);
+}
+
+static int hex_digit(char ch) {
+        if (ch >= '0' && ch <= '9')
+                return ch - '0';
+        if (ch >= 'a' && ch <= 'f')
+                return ch - 'a' + 10;
+        if (ch >= 'A' && ch <= 'F')
+                return ch - 'A' + 10;
+        return -1;
+}
+
+static void unref_snapshot(void *userdata) {
+        snapshot_unref(userdata);
+}
+
+/* Serve a snapshot body; takes over the reference `s`. */
+static enum MHD_Result reply_body(HttpServer *h, struct MHD_Connection *c, Snapshot *s,
+                                  const SnapshotBody *b, const char *content_type, bool gzip,
+                                  const char *vary) {
+        struct MHD_Response *resp;
+
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(
+                gzip ? b->gzip_size : b->size, (void *) (gzip ? b->gzip : b->data), unref_snapshot,
+                s);
+        if (!resp) {
+                snapshot_unref(s);
+                return MHD_NO;
+        }
+        (void) MHD_add_response_header(resp, "Content-Type", content_type);
+        if (gzip)
+                (void) MHD_add_response_header(resp, "Content-Encoding", "gzip");
+        (void) MHD_add_response_header(resp, "Vary", vary);
+        return queue(h, c, MHD_HTTP_OK, resp);
+}
+
+static enum MHD_Result reply_asset(HttpServer *h, struct MHD_Connection *c, const WebAsset *a) {
+        struct MHD_Response *resp;
+
+        resp = MHD_create_response_from_buffer(a->size, (void *) a->data, MHD_RESPMEM_PERSISTENT);
+        if (!resp)
+                return MHD_NO;
+        (void) MHD_add_response_header(resp, "Content-Type", a->content_type);
+        add_page_headers(resp);
+        return queue(h, c, MHD_HTTP_OK, resp);
+}
+
+/* Percent-decoding of the request path (MHD_OPTION_UNESCAPE_CALLBACK): as MHD's own, except that
+ * a path that would decode to a NUL byte (or is malformed) becomes "%", which names nothing:
+ * "/index.html%00.js" must not be read as "/index.html". Returns the new length. */
+static size_t unescape_path(void *cls, struct MHD_Connection *c, char *uri) {
+        char *w = uri;
+
+        for (const char *r = uri; *r; r++) {
+                if (*r == '%') {
+                        int hi = r[1] ? hex_digit(r[1]) : -1,
+                            lo = hi >= 0 && r[2] ? hex_digit(r[2]) : -1;
+                        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+                                strcpy(uri, "%"); /* never longer: the input has a '%' */
+                                return 1;
+                        }
+                        *w++ = (char) (hi * 16 + lo);
+                        r += 2;
+                } else
+                        *w++ = *r;
+        }
+        *w = '\0';
+        return (size_t) (w - uri);
+}
+
+/* 1 authorised, 0 not, -errno. */
+static int check_auth(HttpServer *h, struct MHD_Connection *c) {
+        const char *header = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+        char *user, *pass = NULL;
+        int r = 0;
+
+        if (!header)
+                return 0;
+        pthread_mutex_lock(&h->lock);
+        if (h->auth_cached && secure_streq(h->auth_cached, header))
+                r = 1;
+        pthread_mutex_unlock(&h->lock);
+        if (r)
+                return 1;
+
+        user = MHD_basic_auth_get_username_password(c, &pass);
+        if (user && pass && secure_streq(h->auth_user, user))
+                r = http_password_verify(pass, h->auth_hash);
+        if (pass) {
+                explicit_bzero(pass, strlen(pass));
+                MHD_free(pass);
+        }
+        if (user)
+                MHD_free(user);
+        if (r > 0) {
+                char *copy = strdup(header);
+                pthread_mutex_lock(&h->lock);
+                if (copy) {
+                        free(h->auth_cached);
+                        h->auth_cached = copy;
+                }
+                pthread_mutex_unlock(&h->lock);
+        }
+        return r;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **req_cls) {
+        HttpServer *h = cls;
+        const char *arg = NULL;
+        Snapshot *s;
+        HttpRoute route;
+
+        static int seen_marker;
+
+        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+                return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "Method Not Allowed\n");
+        /* The first call comes with the headers only; answering on the second one (after the
+         * request was read in full) lets MHD keep the connection alive. */
+        if (!*req_cls) {
+                *req_cls = &seen_marker;
+                return MHD_YES;
+        }
+        if (*upload_data_size > 0)
+                return reply_text(h, c, MHD_HTTP_BAD_REQUEST, "A GET has no body\n");
+        if (h->auth_user && check_auth(h, c) <= 0)
+                return reply_text(h, c, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
+
+        route = http_route(url, &arg);
+        switch (route) {
+        case HTTP_ROUTE_ASSET: {
+                const WebAsset *a = web_asset_lookup(arg);
+                if (!a)
+                        return reply_text(h, c, MHD_HTTP_NOT_FOUND, "Not Found\n");
+                return reply_asset(h, c, a);
+        }
+        case HTTP_ROUTE_NONE:
+                return reply_text(h, c, MHD_HTTP_NOT_FOUND, "Not Found\n");
+        case HTTP_ROUTE_METRICS:
+        case HTTP_ROUTE_VOLUMES:
+        case HTTP_ROUTE_VOLUME:
+        case HTTP_ROUTE_HISTORY:
+                break;
+        case _HTTP_ROUTE_MAX:
+        case _HTTP_ROUTE_INVALID:
+                return reply_text(h, c, MHD_HTTP_NOT_FOUND, "Not Found\n");
+        }
+
+        pthread_mutex_lock(&h->lock);
+        s = snapshot_ref(h->snapshot);
+        pthread_mutex_unlock(&h->lock);
+        if (!s)
+                return reply_text(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, "Starting up\n");
+
+        {
+                bool gzip = http_accept_gzip(
+                        MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
+                const SnapshotBody *b = NULL;
+                const char *type = "application/json";
+                const char *vary = "Accept-Encoding";
+
+                switch (route) {
+                case HTTP_ROUTE_METRICS: {
+                        MetricsFormat f = http_accept_metrics_format(
+                                MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
+                        b = snapshot_body(s, f == METRICS_FORMAT_OPENMETRICS
+                                                     ? SNAPSHOT_METRICS_OPENMETRICS
+                                                     : SNAPSHOT_METRICS_PROMETHEUS);
+                        type = metrics_format_content_type(f);
+                        vary = "Accept, Accept-Encoding";
+                        break;
+                }
+                case HTTP_ROUTE_VOLUMES:
+                        b = snapshot_body(s, SNAPSHOT_VOLUMES_JSON);
+                        break;
+                case HTTP_ROUTE_VOLUME:
+                        b = snapshot_volume(s, arg);
+                        break;
+                case HTTP_ROUTE_HISTORY:
+                        b = snapshot_body(s, SNAPSHOT_HISTORY_JSON);
+                        break;
+                case HTTP_ROUTE_ASSET:
+                case HTTP_ROUTE_NONE:
+                case _HTTP_ROUTE_MAX:
+                case _HTTP_ROUTE_INVALID:
+                        break;
+                }
+                if (!b) {
+                        snapshot_unref(s);
+                        return reply_text(h, c, MHD_HTTP_NOT_FOUND, "Not Found\n");
+                }
+                return reply_body(h, c, s, b, type, gzip, vary);
+        }
+}
+
+/* ---- sockets ---------------------------------------------------------------------------- */
+
+static void format_address(int fd, char *buf, size_t size) {
+        struct sockaddr_storage ss = {};
+        socklen_t len = sizeof(ss);
+        char host[INET6_ADDRSTRLEN] = "?";
+
+        if (getsockname(fd, (struct sockaddr *) &ss, &len) < 0) {
+                (void) snprintf(buf, size, "fd %d", fd);
+                return;
+        }
+        if (ss.ss_family == AF_INET6) {
+                struct sockaddr_in6 *a = (struct sockaddr_in6 *) &ss;
+                (void) inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+                (void) snprintf(buf, size, "[%s]:%u", host, ntohs(a->sin6_port));
+        } else if (ss.ss_family == AF_INET) {
+                struct sockaddr_in *a = (struct sockaddr_in *) &ss;
+                (void) inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+                (void) snprintf(buf, size, "%s:%u", host, ntohs(a->sin_port));
+        } else
+                (void) snprintf(buf, size, "fd %d", fd);
+}
+
+static int bind_one(const char *spec, int *ret_fd, char **ret_error) {
+        struct sockaddr_storage ss;
+        socklen_t len;
+        int fd, one = 1, r;
+
+        r = http_listen_parse(spec, &ss, &len);
+        if (r < 0)
+                return fail(ret_error, r, "invalid listen address '%s' (ADDR:PORT, [IPv6]:PORT)",
+                            spec);
+        fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return fail(ret_error, -errno, "socket for %s", spec);
+        (void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (ss.ss_family == AF_INET6) {
+                /* "*:PORT" is dual-stack; an explicit IPv6 address is only that address */
+                int v6only = !IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *) &ss)->sin6_addr);
+                (void) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+        }
+        if (bind(fd, (struct sockaddr *) &ss, len) < 0 || listen(fd, 128) < 0) {
+                r = -errno;
+                close(fd);
+                return fail(ret_error, r, "bind %s", spec);
+        }
+        *ret_fd = fd;
+        return 0;
+}
+
+static int start_listener(HttpServer *h, const HttpServerOptions *o, Listener *l,
+                          char **ret_error) {
+        struct MHD_OptionItem opts[16];
+        size_t n = 0;
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, l->fd, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, o->max_connections ?: 64,
+                                             NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                             o->max_connections_per_ip ?: 16, NULL };
+        opts[n++] =
+                (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                                         (intptr_t) (o->connection_memory_bytes ?: 32768), NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_sec ?: 10,
+                                             NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, 128, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) unescape_path,
+                                             NULL };
+        if (h->tls) {
+                flags |= MHD_USE_TLS;
+                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert };
+                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key };
+        }
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+
+        l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
+                                     MHD_OPTION_END);
+        if (!l->daemon)
+                return fail(ret_error, -EIO, "libmicrohttpd failed to start on %s", l->address);
+        return 0;
+}
+
+int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_error) {
+        static char *const default_listen[] = { (char *) "*:" STR(HTTP_DEFAULT_PORT), NULL };
+        _cleanup_(http_server_freep) HttpServer *h = NULL;
+        char *const *listen;
+        size_t n_listen = 0;
+        int r;
+
+        if (!o || !ret)
+                return -EINVAL;
+        if (!!o->auth_user != !!o->auth_hash)
+                return fail(ret_error, -EINVAL, "basic auth needs both a user and a hash");
+        if (!!o->tls_cert_file != !!o->tls_key_file)
+                return fail(ret_error, -EINVAL, "TLS needs both a certificate and a key");
+        if (o->tls_cert_file && !MHD_is_feature_supported(MHD_FEATURE_TLS))
+                return fail(ret_error, -EOPNOTSUPP, "libmicrohttpd was built without TLS");
+        if (o->auth_hash) {
+                r = http_password_verify("", o->auth_hash);
+                if (r < 0)
+                        return fail(ret_error, r,
+                                    "password hash is not a crypt(5) hash libcrypt knows");
+        }
+
+        h = calloc(1, sizeof(*h));
+        if (!h)
+                return -ENOMEM;
+        pthread_mutex_init(&h->lock, NULL);
+        if (o->auth_user &&
+            (!(h->auth_user = strdup(o->auth_user)) || !(h->auth_hash = strdup(o->auth_hash))))
+                return -ENOMEM;
+        if (o->tls_cert_file) {
+                r = read_full_file_at(AT_FDCWD, o->tls_cert_file, &h->tls_cert, NULL);
+                if (r < 0)
+                        return fail(ret_error, r, "read %s", o->tls_cert_file);
+                r = read_full_file_at(AT_FDCWD, o->tls_key_file, &h->tls_key, NULL);
+                if (r < 0)
+                        return fail(ret_error, r, "read %s", o->tls_key_file);
+                h->tls = true;
+        }
+
+        listen = o->listen && o->listen[0] ? o->listen : o->n_fds > 0 ? NULL : default_listen;
+        for (char *const *l = listen; l && *l; l++)
+                n_listen++;
+        h->listeners = calloc(n_listen + o->n_fds + 1, sizeof(*h->listeners));
+        if (!h->listeners)
+                return -ENOMEM;
+        for (size_t i = 0; i < o->n_fds; i++) {
+                Listener *l = &h->listeners[h->n_listeners++];
+                l->fd = o->fds[i];
+                (void) fcntl(l->fd, F_SETFD, FD_CLOEXEC);
+                (void) fcntl(l->fd, F_SETFL, fcntl(l->fd, F_GETFL) | O_NONBLOCK);
+                format_address(l->fd, l->address, sizeof(l->address));
+        }
+        for (size_t i = 0; i < n_listen; i++) {
+                Listener *l = &h->listeners[h->n_listeners];
+                r = bind_one(listen[i], &l->fd, ret_error);
+                if (r < 0)
+                        return r;
+                h->n_listeners++;
+                format_address(l->fd, l->address, sizeof(l->address));
+        }
+        for (size_t i = 0; i < h->n_listeners; i++) {
+                r = start_listener(h, o, &h->listeners[i], ret_error);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(h);
+        return 0;
+}
+
+void http_server_set_snapshot(HttpServer *h, Snapshot *s) {
+        Snapshot *old;
+
+        if (!h)
+                return;
+        snapshot_ref(s);
+        pthread_mutex_lock(&h->lock);
+        old = h->snapshot;
+        h->snapshot = s;
+        pthread_mutex_unlock(&h->lock);
+        snapshot_unref(old);
+}
+
+size_t http_server_n_listen(const HttpServer *h) {
+        return h ? h->n_listeners : 0;
+}
+
+int http_server_listen_address(const HttpServer *h, size_t i, char *buf, size_t size) {
+        if (!h || i >= h->n_listeners || !buf)
+                return -EINVAL;
+        if ((size_t) snprintf(buf, size, "%s", h->listeners[i].address) >= size)
+                return -ENOBUFS;
+        return 0;
+}
+
+HttpServer *http_server_free(HttpServer *h) {
+        if (!h)
+                return NULL;
+        for (size_t i = 0; i < h->n_listeners; i++) {
+                if (h->listeners[i].daemon)
+                        MHD_stop_daemon(h->listeners[i].daemon); /* closes the socket */
+                else if (h->listeners[i].fd >= 0)
+                        close(h->listeners[i].fd);
+        }
+        free(h->listeners);
+        snapshot_unref(h->snapshot);
+        pthread_mutex_destroy(&h->lock);
+        free(h->auth_user);
+        free(h->auth_hash);
+        free(h->auth_cached);
+        if (h->tls_key)
+                explicit_bzero(h->tls_key, strlen(h->tls_key));
+        free(h->tls_key);
+        free(h->tls_cert);
+        free(h);
+        return NULL;
+}

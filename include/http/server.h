@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The read-only HTTP endpoint: /metrics (Prometheus text 0.0.4, OpenMetrics 1.0 on request,
+ * gzip on request), /api/v1/{volumes,volumes/NAME,history} (JSON) and the embedded web page.
+ * It serves whatever Snapshot (report/snapshot.h) it was handed last; until the first one it
+ * answers 503. Only GET and HEAD; 405 for other methods, 404 for unknown paths, 4xx from
+ * libmicrohttpd for malformed or oversized requests. Optional TLS (GnuTLS inside
+ * libmicrohttpd) and HTTP basic auth against a crypt(5) hash (bcrypt "$2b$", sha-crypt "$5$" /
+ * "$6$", yescrypt "$y$"), verified with libcrypt's crypt_r().
+ *
+ * Threading: libmicrohttpd runs its own thread per listening socket; the owner's thread (the
+ * daemon's sd-event loop) only ever calls http_server_set_snapshot(), which swaps a pointer
+ * under a mutex held for a few instructions. See server.c for why not the sd-event loop. */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/macro.h"
+#include "report/snapshot.h"
+
+/* Chosen from the exporter range 9100-9999 (https://github.com/prometheus/prometheus/wiki/
+ * Default-port-allocations); see the README for its status. */
+#define HTTP_DEFAULT_PORT 9977
+
+typedef struct HttpServerOptions {
+        char *const *listen; /* NULL-terminated "ADDR:PORT" (http_listen_parse()), may be NULL */
+        const int *fds;      /* already listening sockets (socket activation), taken over */
+        size_t n_fds;
+        unsigned max_connections;        /* 0: 64 */
+        unsigned max_connections_per_ip; /* 0: 16 */
+        size_t connection_memory_bytes;  /* per connection, bounds the request head; 0: 32 KiB */
+        unsigned timeout_sec;            /* idle connection timeout; 0: 10 s */
+        const char *tls_cert_file;       /* PEM; both or neither */
+        const char *tls_key_file;
+        const char *auth_user; /* basic auth: both or neither */
+        const char *auth_hash; /* crypt(5) hash of the password */
+} HttpServerOptions;
+
+typedef struct HttpServer HttpServer;
+
+/* Bind (unless fds are given), then start serving. With neither listen nor fds the default
+ * "*:HTTP_DEFAULT_PORT". Returns 0, or -errno with *ret_error (optional) a malloc'd message
+ * naming what failed ("bind [::]:9977: Address already in use"). */
+int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_error);
+
+/* Serve s from now on (takes a reference; NULL serves 503 again). Thread-safe, never blocks
+ * beyond a short mutex. The previous snapshot is released once its last response is sent. */
+void http_server_set_snapshot(HttpServer *h, Snapshot *s);
+
+/* Number of listening sockets, and the i-th one's address as "ADDR:PORT" ("[::1]:9977",
+ * "127.0.0.1:41231"), for logs and tests. Returns 0 or -errno. */
+size_t http_server_n_listen(const HttpServer *h) _pure_;
+int http_server_listen_address(const HttpServer *h, size_t i, char *buf, size_t size);
+
+/* Stops the threads (waits for them; they never block on anything but their sockets) and
+ * closes the sockets. Accepts NULL, returns NULL. */
+HttpServer *http_server_free(HttpServer *h);
+DEFINE_TRIVIAL_CLEANUP_FUNC(HttpServer *, http_server_free);
+
+/* 1 if `password` matches the crypt(5) `hash`, 0 if not, -EINVAL for a hash libcrypt cannot
+ * use (unknown prefix, "*" or "!" locked entries), -ENOMEM. Constant-time comparison. */
+int http_password_verify(const char *password, const char *hash);
