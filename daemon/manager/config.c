@@ -337,16 +337,24 @@ static const ConfigKey profile_keys[] = {
         {},
 };
 
-static const ConfigKey no_keys[] = { {} };
+static const ConfigKey http_keys[] = {
+        { "Enable", parse_bool, C(http_enable), 0, 0 },
+        { "Listen", parse_list, C(http_listen), 0, 0 },
+        { "MaxConnections", parse_uint, C(http_max_connections), 1, 100000 },
+        { "MaxConnectionsPerAddress", parse_uint, C(http_max_connections_ip), 1, 100000 },
+        { "ConnectionMemory", parse_bytes64, C(http_connection_memory), 8192, 16U << 20 },
+        { "Timeout", parse_usec, C(http_timeout_usec), SEC, 3600 * SEC },
+        { "TLSCertificate", parse_string, C(http_tls_certificate), 0, 0 },
+        { "TLSKey", parse_string, C(http_tls_key), 0, 0 },
+        { "User", parse_string, C(http_user), 0, 0 },
+        { "PasswordHash", parse_string, C(http_password_hash), 0, 0 },
+        {},
+};
 
 static const ConfigSection sections[] = {
-        { "Daemon", daemon_keys, false, false },
-        { "Schedule", schedule_keys, false, false },
-        { "Probe", probe_keys, false, false },
-        { "Volumes", volumes_keys, false, false },
-        { "Profile", profile_keys, true, false },
-        /* Reserved for the HTTP endpoint: its module adds a key table here. */
-        { "HTTP", no_keys, false, true },
+        { "Daemon", daemon_keys, false, false },  { "Schedule", schedule_keys, false, false },
+        { "Probe", probe_keys, false, false },    { "Volumes", volumes_keys, false, false },
+        { "Profile", profile_keys, true, false }, { "HTTP", http_keys, false, false },
 };
 
 /* ---- defaults ----------------------------------------------------------------------------- */
@@ -387,6 +395,11 @@ int config_new_default(Config **ret) {
                 config_free(c);
                 return -ENOMEM;
         }
+        c->http_enable = true;
+        c->http_max_connections = 64;
+        c->http_max_connections_ip = 16;
+        c->http_connection_memory = 32768;
+        c->http_timeout_usec = 10 * SEC;
         c->select_kinds = (1U << VOLUME_MD) | (1U << VOLUME_LVM) | (1U << VOLUME_DM) |
                           (1U << VOLUME_CONTROLLER) | (1U << VOLUME_DISK);
 
@@ -420,6 +433,11 @@ Config *config_free(Config *c) {
         strv_free_local(c->select_names);
         strv_free_local(c->select_paths);
         strv_free_local(c->exclude);
+        strv_free_local(c->http_listen);
+        free(c->http_tls_certificate);
+        free(c->http_tls_key);
+        free(c->http_user);
+        free(c->http_password_hash);
         free(c);
         return NULL;
 }

@@ -23,8 +23,10 @@ static int help(void) {
                "                        or /run/storpulse)\n"
                "     --state-dir DIR    state directory (default $STATE_DIRECTORY or\n"
                "                        /var/lib/storpulse)\n"
+               "  -l --listen ADDR:PORT  serve HTTP there instead of [HTTP] Listen= (repeatable;\n"
+               "                        127.0.0.1:%d, [::1]:%d, *:%d = every address)\n"
                "     --check-config     load the configuration, report errors, exit\n",
-               SYSCONFDIR);
+               SYSCONFDIR, HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT);
         return 0;
 }
 
@@ -38,14 +40,17 @@ int main(int argc, char **argv) {
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME },
                 { "state-dir", required_argument, NULL, ARG_STATE },
                 { "check-config", no_argument, NULL, ARG_CHECK },
+                { "listen", required_argument, NULL, 'l' },
                 {},
         };
         ManagerOptions o = {};
         _cleanup_(manager_freep) Manager *m = NULL;
+        char *listen[33] = {};
+        size_t n_listen = 0;
         bool check = false;
         int opt, r;
 
-        while ((opt = getopt_long(argc, argv, "hc:", options, NULL)) >= 0)
+        while ((opt = getopt_long(argc, argv, "hc:l:", options, NULL)) >= 0)
                 switch (opt) {
                 case 'h':
                         return help();
@@ -66,6 +71,14 @@ int main(int argc, char **argv) {
                         break;
                 case ARG_CHECK:
                         check = true;
+                        break;
+                case 'l':
+                        if (n_listen + 1 >= ELEMENTSOF(listen)) {
+                                log_error("At most %zu --listen addresses.",
+                                          ELEMENTSOF(listen) - 1);
+                                return 1;
+                        }
+                        listen[n_listen++] = optarg;
                         break;
                 default:
                         return 1;
@@ -88,6 +101,7 @@ int main(int argc, char **argv) {
                 return 0;
         }
 
+        o.listen = n_listen > 0 ? listen : NULL;
         r = manager_new(&o, &m);
         if (r < 0)
                 return 2;

@@ -27,6 +27,7 @@
 
 #include "basic/fileio.h"
 #include "basic/log.h"
+#include "basic/sysfs.h"
 #include "config.h"
 #include "manager/manager-internal.h"
 #include "manager/manager.h"
@@ -461,6 +462,9 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
                 return log_oom();
         m->under_systemd = getenv("NOTIFY_SOCKET") != NULL;
         m->journal = access(JOURNAL_SOCKET, W_OK) == 0;
+        for (char *const *l = o->listen; l && *l; l++)
+                if (strv_extend_unique(&m->http_listen, *l) < 0)
+                        return log_oom();
 
         r = config_load(m->config_path, m->config_path_explicit, &m->config, &error);
         if (r < 0)
@@ -507,6 +511,9 @@ int manager_run(Manager *m) {
         if (r < 0)
                 return r;
         manager_apply_config(m);
+        r = manager_http_setup(m); /* before the control socket: it consumes $LISTEN_FDS */
+        if (r < 0)
+                return r;
         r = manager_control_setup(m);
         if (r < 0)
                 return r;
@@ -528,6 +535,7 @@ int manager_run(Manager *m) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        manager_http_free(m); /* first: its thread reads nothing of ours, but stop serving */
         manager_control_free(m);
         m->reaper_in_use = manager_cli_free(m);
         manager_probe_free(m);

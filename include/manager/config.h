@@ -16,7 +16,9 @@
  *   [Volumes]   which volumes are probed: Name=, Kind=, Path= (globs), Exclude=
  *   [Profile NAME]  a probe parameter set; quick, deep and light are built in and may be
  *               overridden key by key
- *   [HTTP]      reserved for the HTTP endpoint (keys are added by its module) */
+ *   [HTTP]      the HTTP endpoint (http/server.h): Enable=, Listen= (ADDR:PORT list), limits,
+ *               TLSCertificate=/TLSKey=, User=/PasswordHash= (basic auth, a crypt(5) hash);
+ *               read at start (a reload does not move the listening sockets) */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -67,6 +69,18 @@ typedef struct Config {
         unsigned select_kinds; /* Kind=: bit (1 << VolumeKind) */
         char **select_paths;   /* Path=: /dev path globs */
         char **exclude;        /* Exclude=: name or path globs never probed */
+
+        /* [HTTP] */
+        bool http_enable;                 /* Enable= */
+        char **http_listen;               /* Listen=: "ADDR:PORT" words; NULL = the default */
+        unsigned http_max_connections;    /* MaxConnections= */
+        unsigned http_max_connections_ip; /* MaxConnectionsPerAddress= */
+        uint64_t http_connection_memory;  /* ConnectionMemory=: per connection, bytes */
+        usec_t http_timeout_usec;         /* Timeout=: idle connection timeout */
+        char *http_tls_certificate;       /* TLSCertificate=: PEM file */
+        char *http_tls_key;               /* TLSKey=: PEM file */
+        char *http_user;                  /* User=: basic auth user */
+        char *http_password_hash;         /* PasswordHash=: crypt(5) hash ($y$, $2b$, $6$, ...) */
 
         Profile profiles[CONFIG_PROFILES_MAX];
         size_t n_profiles;

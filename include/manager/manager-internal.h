@@ -35,3 +35,7 @@ bool manager_cli_free(Manager *m); /* true: a worker still runs and uses the rea
 /* manager-control.c: the control socket */
 int manager_control_setup(Manager *m);
 void manager_control_free(Manager *m);
+
+/* manager-http.c: the HTTP endpoint and its snapshot, rebuilt from a publish hook */
+int manager_http_setup(Manager *m);
+void manager_http_free(Manager *m);

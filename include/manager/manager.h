@@ -24,6 +24,7 @@
 #include "core/discovery.h"
 #include "core/inventory.h"
 #include "core/md-monitor.h"
+#include "http/server.h"
 #include "manager/config.h"
 #include "manager/event.h"
 #include "probe/probe-runner.h"
@@ -140,6 +141,12 @@ struct Manager {
         unsigned controller_flags; /* ControllerLookupFlags ($STORPULSE_CONTROLLER_TEST) */
         bool reaper_in_use;        /* a worker still holds the reaper at exit: not freed */
 
+        /* the HTTP endpoint (manager-http.c): NULL when disabled or when it could not start */
+        HttpServer *http;
+        char **http_listen;       /* --listen, overrides [HTTP] Listen= (NULL-terminated) */
+        uint64_t http_generation; /* snapshots built */
+        usec_t http_render_usec;  /* what the last snapshot build took */
+
         /* publish hooks */
         struct {
                 ManagerPublishHook hook;
@@ -159,6 +166,7 @@ typedef struct ManagerOptions {
         const char *root;        /* NULL: "/" */
         const char *runtime_dir; /* NULL: $RUNTIME_DIRECTORY or /run/storpulse */
         const char *state_dir;   /* NULL: $STATE_DIRECTORY or /var/lib/storpulse */
+        char *const *listen;     /* --listen ADDR:PORT, NULL-terminated; NULL: [HTTP] Listen= */
 } ManagerOptions;
 
 /* Load the config (a bad one fails with its "FILE:LINE: message" logged), create the loop and

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's side of the HTTP endpoint: start the server from [HTTP] (or --listen, or sockets
+ * passed by systemd: the AF_INET/AF_INET6 ones, the AF_UNIX one is the control socket's), and
+ * after every manager_publish() turn the Manager's records into a ReportInput, build a new
+ * Snapshot (report/snapshot.h: every body rendered and compressed once, here, on the loop) and
+ * hand it to the server's thread. The endpoint is optional: when it cannot bind, the daemon logs
+ * a warning and keeps monitoring. */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "basic/log.h"
+#include "basic/sysfs.h"
+#include "config.h"
+#include "manager/manager-internal.h"
+#include "report/report.h"
+#include "report/snapshot.h"
+
+static ReportProbeResult sample_result(const ManagerProbeSample *s) {
+        if (s->status == PROBE_RUNNER_STALLED)
+                return REPORT_PROBE_STALLED;
+        if (s->status != PROBE_RUNNER_DONE)
+                return REPORT_PROBE_FAILED;
+        switch (s->state) {
+        case PROBE_STATE_OK:
+                return REPORT_PROBE_OK;
+        case PROBE_STATE_ERROR:
+                return REPORT_PROBE_ERROR;
+        case PROBE_STATE_STALLED:
+                return REPORT_PROBE_STALLED;
+        case _PROBE_STATE_MAX:
+        case _PROBE_STATE_INVALID:
+                break;
+        }
+        return REPORT_PROBE_FAILED;
+}
+
+static void sample_convert(const ManagerProbeSample *s, ReportSample *ret) {
+        *ret = (ReportSample){
+                .realtime_usec = s->realtime_usec,
+                .profile = s->profile,
+                .result = sample_result(s),
+                .duration_usec = s->duration_usec,
+                .errors = s->errors,
+        };
+        for (ProbePhase p = 0; p < _PROBE_PHASE_MAX; p++)
+                ret->phases[p] = (ReportPhase){
+                        .ran = s->phases[p].ran,
+                        .bytes_per_second = s->phases[p].bytes_per_second,
+                        .iops = s->phases[p].iops,
+                        .p50_ns = s->phases[p].p50_ns,
+                        .p99_ns = s->phases[p].p99_ns,
+                        .max_ns = s->phases[p].max_ns,
+                        .errors = s->phases[p].errors,
+                };
+}
+
+static int build_snapshot(Manager *m, Snapshot **ret) {
+        _cleanup_free_ ReportProbe *probes = NULL;
+        _cleanup_free_ ReportSample *samples = NULL;
+        _cleanup_free_ ReportEvent *events = NULL;
+        usec_t now_rt = now(CLOCK_REALTIME), now_mono = now(CLOCK_MONOTONIC);
+        ReportInput in;
+
+        probes = calloc(m->n_volumes + 1, sizeof(*probes));
+        samples = calloc(m->n_volumes * MANAGER_HISTORY_MAX + 1, sizeof(*samples));
+        events = calloc(m->n_events + 1, sizeof(*events));
+        if (!probes || !samples || !events)
+                return -ENOMEM;
+
+        for (size_t i = 0; i < m->n_volumes; i++) {
+                const ManagerVolume *r = m->volumes[i];
+                ReportProbe *p = &probes[i];
+                ReportSample *h = &samples[i * MANAGER_HISTORY_MAX];
+
+                *p = (ReportProbe){
+                        .volume = r->name,
+                        .running = r->probing,
+                        .stalled = r->stalled,
+                        .history = h,
+                        .n_history = r->n_history,
+                        .n_probes = r->n_probes,
+                        .n_stalls = r->n_stalls,
+                        .n_failed = r->n_errors,
+                        .cpu_usec = r->cpu_usec,
+                        .device_usec = r->device_usec,
+                };
+                memcpy(p->skips, r->skips, sizeof(p->skips));
+                /* the history oldest first */
+                for (size_t k = 0; k < r->n_history; k++)
+                        sample_convert(manager_volume_get_sample(r, r->n_history - 1 - k), &h[k]);
+                if (r->n_history > 0) {
+                        p->has_last = true;
+                        p->last = h[r->n_history - 1];
+                        /* the full histograms of the last run, when it produced a result */
+                        if (r->has_outcome && r->last_outcome &&
+                            r->last_outcome->status == PROBE_RUNNER_DONE)
+                                for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
+                                        if (r->last_outcome->result.phases[ph].ran)
+                                                p->last.phases[ph].latency =
+                                                        &r->last_outcome->result.phases[ph].latency;
+                }
+        }
+        for (size_t i = 0; i < m->n_events; i++) {
+                const ManagerEvent *e = manager_get_event(m, i);
+                events[i] = (ReportEvent){
+                        .seq = e->seq,
+                        .realtime_usec = e->realtime_usec,
+                        .type = manager_event_type_to_string(e->type),
+                        .priority = e->priority,
+                        .volume = e->volume,
+                        .member = e->member,
+                        .message = e->message,
+                };
+        }
+        in = (ReportInput){
+                .inventory = m->inventory,
+                .probes = probes,
+                .n_probes = m->n_volumes,
+                .events = events,
+                .n_events = m->n_events,
+                .version = PACKAGE_VERSION,
+                .now_realtime_usec = now_rt,
+                .start_realtime_usec = m->start_usec > 0 && now_mono >= m->start_usec
+                                               ? now_rt - (now_mono - m->start_usec)
+                                               : 0,
+                .next_probe_realtime_usec = m->next_probe_usec,
+                .render_duration_usec = m->http_render_usec,
+        };
+        return snapshot_build(&in, ++m->http_generation, ret);
+}
+
+static void on_publish(Manager *m, unsigned changed, void *userdata) {
+        _cleanup_(snapshot_unrefp) Snapshot *s = NULL;
+        usec_t t0;
+        int r;
+
+        if (!m->http)
+                return;
+        t0 = now(CLOCK_MONOTONIC);
+        r = build_snapshot(m, &s);
+        if (r < 0) {
+                log_warning_errno(r,
+                                  "Failed to render the HTTP snapshot: %m, serving the last one");
+                return;
+        }
+        m->http_render_usec = now(CLOCK_MONOTONIC) - t0;
+        http_server_set_snapshot(m->http, s);
+}
+
+/* Sockets passed by systemd for HTTP: the stream sockets of family AF_INET/AF_INET6. The
+ * environment is left in place for the control socket (manager-control.c). */
+static size_t inet_listen_fds(int *fds, size_t max) {
+        int n = sd_listen_fds(false);
+        size_t k = 0;
+
+        for (int fd = SD_LISTEN_FDS_START; n > 0 && fd < SD_LISTEN_FDS_START + n && k < max; fd++)
+                if (sd_is_socket_inet(fd, 0, SOCK_STREAM, 1, 0) > 0)
+                        fds[k++] = fd;
+        return k;
+}
+
+int manager_http_setup(Manager *m) {
+        const Config *c = m->config;
+        _cleanup_free_ char *error = NULL;
+        int fds[16];
+        HttpServerOptions o;
+        int r;
+
+        if (!c->http_enable && !m->http_listen) {
+                log_debug("HTTP endpoint disabled ([HTTP] Enable=no).");
+                return 0;
+        }
+        o = (HttpServerOptions){
+                .listen = m->http_listen ?: c->http_listen,
+                .fds = fds,
+                .n_fds = inet_listen_fds(fds, ELEMENTSOF(fds)),
+                .max_connections = c->http_max_connections,
+                .max_connections_per_ip = c->http_max_connections_ip,
+                .connection_memory_bytes = (size_t) c->http_connection_memory,
+                .timeout_sec = (unsigned) (c->http_timeout_usec / USEC_PER_SEC),
+                .tls_cert_file = c->http_tls_certificate,
+                .tls_key_file = c->http_tls_key,
+                .auth_user = c->http_user,
+                .auth_hash = c->http_password_hash,
+        };
+        r = http_server_new(&o, &m->http, &error);
+        if (r < 0) {
+                log_warning_errno(r, "HTTP endpoint not started: %s, ignoring",
+                                  error ?: "failed to start");
+                return 0;
+        }
+        for (size_t i = 0; i < http_server_n_listen(m->http); i++) {
+                char a[128];
+                if (http_server_listen_address(m->http, i, a, sizeof(a)) >= 0)
+                        log_info("HTTP endpoint on %s%s (/metrics, /api/v1, /).",
+                                 c->http_tls_certificate ? "https://" : "http://", a);
+        }
+        r = manager_add_publish_hook(m, on_publish, NULL);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the HTTP publish hook: %m");
+        on_publish(m, MANAGER_CHANGED_INVENTORY, NULL);
+        return 0;
+}
+
+void manager_http_free(Manager *m) {
+        m->http = http_server_free(m->http);
+        m->http_listen = strv_free(m->http_listen);
+}
