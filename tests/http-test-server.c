@@ -64,6 +64,13 @@ int main(int argc, char *argv[]) {
         _cleanup_free_ ReportProbe *rp = NULL;
         _cleanup_free_ ReportSample *hist = NULL;
         static LatencyHistogram lat[_PROBE_PHASE_MAX];
+        static const ReportBaseline baseline = {
+                .has = true,
+                .phases[PROBE_PHASE_SEQUENTIAL] = { .has = true,
+                                                    .bytes_per_second = 2.3e8,
+                                                    .iops = 230 },
+                .phases[PROBE_PHASE_RANDOM] = { .has = true, .iops = 9000, .p99_ns = 250000 },
+        };
         ReportEvent events[2];
         ReportInput in = {};
         size_t n_probes = 0;
@@ -175,6 +182,8 @@ int main(int argc, char *argv[]) {
                                                        .max_ns = 3000000,
                                                        .latency = &lat[PROBE_PHASE_RANDOM_DEEP] };
                         }
+                        if (v->kind == VOLUME_MD)
+                                p->baseline = &baseline;
                         p->has_last = true;
                         p->last = p->history[N_HISTORY - 1];
                         p->n_probes = N_HISTORY;

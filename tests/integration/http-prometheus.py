@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A real Prometheus (Debian's prometheus) scraping a real storpulsed on loopback: storpulsed runs
+over the md-raid1-recover fixture root with --listen 127.0.0.1:0, Prometheus scrapes it every
+second, and its HTTP API must then return our series (the degraded md0, the recover progress,
+the build info) with up == 1. Usage: http-prometheus.py STORPULSED"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(__file__))
+lib = __import__("http-lib")
+ok = lib.ok
+
+STORPULSED = sys.argv[1]
+if not shutil.which("prometheus"):
+    print("Bail out! prometheus is not installed (build-aux/install-deps.sh --test)")
+    sys.exit(1)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def query(port, q):
+    u = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    try:
+        with urllib.request.urlopen(u, timeout=5) as r:
+            return json.load(r)["data"]["result"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+with tempfile.TemporaryDirectory() as d:
+    env = dict(os.environ)
+    env.pop("NOTIFY_SOCKET", None)
+    env.pop("LISTEN_FDS", None)
+    daemon = subprocess.Popen([STORPULSED, "--root", os.path.join(lib.fixtures(), "md-raid1-recover"),
+                               "--config", "/dev/null", "--runtime-dir", os.path.join(d, "run"),
+                               "--state-dir", os.path.join(d, "state"), "--listen", "127.0.0.1:0"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    addr = None
+    deadline = time.time() + 20
+    while time.time() < deadline and addr is None:
+        line = daemon.stderr.readline()
+        if not line:
+            break
+        m = re.search(r"HTTP endpoint on http://(\S+) ", line)
+        if m:
+            addr = m.group(1)
+    ok(addr is not None, f"storpulsed serves HTTP ({addr})")
+    if addr is None:
+        daemon.kill()
+        lib.done()
+
+    pport = free_port()
+    cfg = os.path.join(d, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write(f"""global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: storpulse
+    static_configs:
+      - targets: ["{addr}"]
+""")
+    prom = subprocess.Popen(["prometheus", f"--config.file={cfg}",
+                             f"--storage.tsdb.path={os.path.join(d, 'tsdb')}",
+                             f"--web.listen-address=127.0.0.1:{pport}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    res = {}
+    want = {
+        "up": 'up{job="storpulse"}',
+        "degraded": 'storpulse_volume_health{volume="md0",state="degraded"}',
+        "progress": 'storpulse_sync_progress_ratio{volume="md0"}',
+        "recover": 'storpulse_sync_action{volume="md0",action="recover"}',
+        "build": "storpulse_build_info",
+        "member": 'storpulse_array_member_state{volume="md0",member="vdb",state="rebuilding"}',
+    }
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        for k, q in want.items():
+            r = query(pport, q)
+            if r:
+                res[k] = r
+        if len(res) == len(want) and res["up"][0]["value"][1] == "1":
+            break
+        time.sleep(1)
+    val = lambda k: float(res[k][0]["value"][1]) if k in res else None  # noqa: E731
+    ok(val("up") == 1, "Prometheus scrapes storpulsed (up == 1)", res.get("up"))
+    ok(val("degraded") == 1, "md0 degraded in Prometheus")
+    ok(val("progress") is not None and abs(val("progress") - 45056 / 522240) < 1e-9,
+       "recover progress 45056/522240 in Prometheus", res.get("progress"))
+    ok(val("recover") == 1, "sync action recover in Prometheus")
+    ok(val("member") == 1, "vdb rebuilding in Prometheus")
+    ok("build" in res and res["build"][0]["metric"].get("version"), "build info with a version")
+    r = query(pport, 'scrape_samples_scraped{job="storpulse"}')
+    ok(r and float(r[0]["value"][1]) > 100, "the whole exposition was ingested")
+    prom.terminate()
+    prom.wait(10)
+    daemon.terminate()
+    ok(daemon.wait(10) == 0, "storpulsed exits 0 on SIGTERM")
+lib.done()
