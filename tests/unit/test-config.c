@@ -213,8 +213,36 @@ static void test_files(void) {
         (void) rmdir(dir);
 }
 
+static void test_http(void) {
+        _cleanup_(config_freep) Config *c = NULL;
+        char *error = NULL;
+        const char *text = "[HTTP]\nListen=127.0.0.1:9977 [::1]:9977\nListen=*:9100\n"
+                           "MaxConnections=10\nConnectionMemory=64K\nTimeout=30s\n"
+                           "User=prom\nPasswordHash=$6$salt$hash\nEnable=no\n";
+
+        ok(config_new_default(&c) >= 0, "defaults");
+        ok(c->http_enable && c->http_max_connections == 64 && !c->http_listen,
+           "HTTP on by default, default listen");
+        is_int(config_parse_string(c, "http.conf", text, &error), 0, "[HTTP] parses");
+        ok(c->http_listen && strcmp(c->http_listen[0], "127.0.0.1:9977") == 0 &&
+                   strcmp(c->http_listen[1], "[::1]:9977") == 0 &&
+                   strcmp(c->http_listen[2], "*:9100") == 0 && !c->http_listen[3],
+           "Listen= words appended");
+        is_int(c->http_max_connections, 10, "MaxConnections");
+        is_u64(c->http_connection_memory, 65536, "ConnectionMemory");
+        is_u64(c->http_timeout_usec, 30 * USEC_PER_SEC, "Timeout");
+        is_str(c->http_user, "prom", "User");
+        is_str(c->http_password_hash, "$6$salt$hash", "PasswordHash");
+        ok(!c->http_enable, "Enable=no");
+        free(error);
+        error = parse_error("[HTTP]\nMaxConnections=0\n");
+        ok(error && strstr(error, "test.conf:2"), "MaxConnections=0 is refused with FILE:LINE");
+        free(error);
+}
+
 int main(void) {
         test_good();
+        test_http();
         test_bad();
         test_long_line();
         test_files();
