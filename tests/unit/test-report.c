@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* report/: metrics (0.0.4 and OpenMetrics), the API JSON and the snapshot over the fixture tree
  * md-raid1-recover. The golden tests/fixtures/report/md-raid1-recover.prom was written by hand from
- * the fixture's kernel figures (tests/fixtures/md-raid1-recover/SOURCE, its expected.json: md0
- * raid1 clean, degraded 1, vdb a spare in slot 1 = rebuilding, recover at 45056 of 522240 (ratio
- * 0.08627450980392157 by hand) sectors, 3844096 B/s, ETA 63 s); HELP lines are not part of it.
- * Probe figures come from a histogram filled here whose bucket counts are worked out in the
+ * the fixture's kernel figures (tests/fixtures/md-raid1-recover/SOURCE, what its expect file says:
+ * md0 raid1 clean, degraded 1, vdb a spare in slot 1 = rebuilding, recover at 45056 of 522240
+ * (ratio 0.08627450980392157 by hand) sectors, 3844096 B/s, ETA 63 s); HELP lines are not part of
+ * it. Probe figures come from a histogram filled here whose bucket counts are worked out in the
  * comments. */
 
 #include <errno.h>
