@@ -22,6 +22,8 @@ static const struct {
         { "probe", ctl_probe_main, "one-shot read-only probe of block devices or files" },
         { "watch", ctl_watch_main, "follow md arrays and print rebuild events as they happen" },
         { "status", ctl_status_main, "ask the running storpulsed for its state and events" },
+        { "report", ctl_report_main, "performance now vs the learned baseline, per volume" },
+        { "baseline", ctl_baseline_main, "baseline reset VOLUME: forget what was learned" },
 };
 
 static int help(FILE *f) {

@@ -15,6 +15,8 @@ static const char *const command_table[_CONTROL_COMMAND_MAX] = {
         [CONTROL_VOLUMES] = "volumes",
         [CONTROL_PROBE] = "probe",
         [CONTROL_RELOAD] = "reload",
+        [CONTROL_BASELINE_RESET] = "baseline-reset",
+        [CONTROL_REPORT] = "report",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(control_command, ControlCommand, command_table);
@@ -162,8 +164,17 @@ int control_request_parse(const char *line, size_t len, ControlRequest *ret,
                 error = "probe needs a \"profile\"";
                 goto fail;
         }
-        if (req.command != CONTROL_PROBE && (req.profile || req.volumes)) {
+        if (req.command == CONTROL_BASELINE_RESET && (!req.volumes || req.volumes[1])) {
+                error = "baseline-reset needs exactly one volume in \"volumes\"";
+                goto fail;
+        }
+        if (req.command != CONTROL_PROBE && req.profile) {
                 error = "\"profile\" and \"volumes\" only go with probe";
+                goto fail;
+        }
+        if (req.command != CONTROL_PROBE && req.command != CONTROL_BASELINE_RESET &&
+            req.command != CONTROL_REPORT && req.volumes) {
+                error = "\"volumes\" only goes with probe, baseline-reset and report";
                 goto fail;
         }
         json_object_put(o);

@@ -63,6 +63,20 @@ static const struct {
                                             LOG_ERR },
         [MANAGER_EVENT_STARTED] = { "started", "e74a827ee83e45cbb596dae03e49d6c8", LOG_INFO },
         [MANAGER_EVENT_STOPPING] = { "stopping", "31b7d00d9fec4b268f01cd77a1ac9559", LOG_INFO },
+        [MANAGER_EVENT_PERFORMANCE_DEGRADED] = { "performance-degraded",
+                                                 "14413b037e3d46bdb9ae2ec1a3e4e1f0", LOG_WARNING },
+        [MANAGER_EVENT_PERFORMANCE_RECOVERED] = { "performance-recovered",
+                                                  "a59f21ef344345b0808b98547080e17a", LOG_NOTICE },
+        [MANAGER_EVENT_MEMBER_SLOW] = { "member-slow", "6ae76361e7974e0e8c3a268eecfb89c3",
+                                        LOG_WARNING },
+        [MANAGER_EVENT_MEMBER_NORMAL] = { "member-normal", "20f2d34e62154426937eebd47281573d",
+                                          LOG_NOTICE },
+        [MANAGER_EVENT_MEMBER_FLAPPING] = { "member-flapping", "e61f6a6ddfa540aa96a8bbd719982e20",
+                                            LOG_WARNING },
+        [MANAGER_EVENT_REBUILD_SLOW] = { "rebuild-slow", "22ca44a823eb428bafd65c7fb9e15123",
+                                         LOG_WARNING },
+        [MANAGER_EVENT_BACKGROUND_REBUILD] = { "background-rebuild",
+                                               "c94b2792166342928c6b57589bbc7d35", LOG_NOTICE },
 };
 
 const char *manager_event_type_to_string(ManagerEventType t) {

@@ -444,6 +444,26 @@ static void do_probe(Client *cl, const ControlRequest *req) {
         client_update_events(cl);
 }
 
+/* baseline-reset, report: answered by manager-perf.c. */
+static void do_perf(Client *cl, const ControlRequest *req) {
+        struct json_object *extra = NULL, *o;
+        char error[160] = "";
+        int r;
+
+        r = manager_perf_control(cl->c->m, req, &extra, error, sizeof(error));
+        if (r < 0) {
+                (void) client_send(cl, reply_new(false, error[0] ? error : strerror(-r)));
+                return;
+        }
+        o = reply_new(true, NULL);
+        if (o && extra)
+                json_object_object_add(o, req->command == CONTROL_REPORT ? "report" : "reset",
+                                       extra);
+        else
+                json_object_put(extra);
+        (void) client_send(cl, o);
+}
+
 static int arm_timer(Client *cl, usec_t rel) {
         (void) sd_event_source_set_time_relative(cl->timer, rel);
         return sd_event_source_set_enabled(cl->timer, SD_EVENT_ONESHOT);
@@ -471,6 +491,10 @@ static void client_handle_line(Client *cl, const char *line, size_t len) {
                 break;
         case CONTROL_RELOAD:
                 do_reload(cl);
+                break;
+        case CONTROL_BASELINE_RESET:
+        case CONTROL_REPORT:
+                do_perf(cl, &req);
                 break;
         case _CONTROL_COMMAND_MAX:
         case _CONTROL_COMMAND_INVALID:

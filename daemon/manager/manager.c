@@ -495,6 +495,9 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         r = manager_probe_setup(m);
         if (r < 0)
                 return r;
+        r = manager_perf_setup(m);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(m);
         return 0;
 }
@@ -538,6 +541,7 @@ Manager *manager_free(Manager *m) {
         manager_http_free(m); /* first: its thread reads nothing of ours, but stop serving */
         manager_control_free(m);
         m->reaper_in_use = manager_cli_free(m);
+        manager_perf_free(m);
         manager_probe_free(m);
         m->md_monitor = md_monitor_free(m->md_monitor);
         m->discovery = discovery_free(m->discovery);

@@ -11,3 +11,7 @@ int ctl_status_main(int argc, char **argv);  /* ctl-daemon.c */
 /* ctl-daemon.c: `probe --profile` and `volumes --daemon` ask storpulsed. Returns the exit code
  * when argv (argv[0] = verb) is one of those, -1 otherwise. */
 int ctl_daemon_route(int argc, char **argv);
+/* ctl-report.c: learned baselines (report from the daemon or --offline from the state file;
+ * baseline reset VOLUME through the daemon). */
+int ctl_report_main(int argc, char **argv);
+int ctl_baseline_main(int argc, char **argv);

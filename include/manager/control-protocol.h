@@ -7,6 +7,8 @@
  *   {"command":"volumes"}
  *   {"command":"probe","profile":"quick","volumes":["md0"],"wait":true}
  *   {"command":"reload"}
+ *   {"command":"baseline-reset","volumes":["md0"]}   forget a volume's learned baseline
+ *   {"command":"report"} / {"command":"report","volumes":["md0"]}   now vs baseline
  * Every reply line is an object with "type": "progress" / "volume" (probe streams, while it
  * runs) and finally "reply" with "ok": true or false (+ "error"). Lines longer than
  * CONTROL_LINE_MAX, malformed JSON, unknown commands or keys, wrong types are refused with an
@@ -27,6 +29,8 @@ typedef enum ControlCommand {
         CONTROL_VOLUMES,
         CONTROL_PROBE,
         CONTROL_RELOAD,
+        CONTROL_BASELINE_RESET,
+        CONTROL_REPORT,
         _CONTROL_COMMAND_MAX,
         _CONTROL_COMMAND_INVALID = -EINVAL,
 } ControlCommand;
@@ -37,7 +41,8 @@ ControlCommand control_command_from_string(const char *s) _pure_;
 typedef struct ControlRequest {
         ControlCommand command;
         char *profile;  /* probe: required */
-        char **volumes; /* probe: NULL-terminated, NULL = the configured selection */
+        char **volumes; /* probe, report: NULL-terminated, NULL = the configured selection / all;
+                           baseline-reset: exactly one */
         bool wait;      /* probe: stream progress and reply at the end (default); false: reply
                            at once with the run id */
 } ControlRequest;

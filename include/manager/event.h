@@ -42,6 +42,14 @@ typedef enum ManagerEventType {
         MANAGER_EVENT_CONFIG_REJECTED,
         MANAGER_EVENT_STARTED,
         MANAGER_EVENT_STOPPING,
+        /* core/perf-monitor: learned baselines, fail-slow members, slow rebuilds */
+        MANAGER_EVENT_PERFORMANCE_DEGRADED, /* figures vs baseline; names the slow member */
+        MANAGER_EVENT_PERFORMANCE_RECOVERED,
+        MANAGER_EVENT_MEMBER_SLOW, /* fail-slow member by peer comparison */
+        MANAGER_EVENT_MEMBER_NORMAL,
+        MANAGER_EVENT_MEMBER_FLAPPING,
+        MANAGER_EVENT_REBUILD_SLOW,       /* ETA over the limit / speed under the floor */
+        MANAGER_EVENT_BACKGROUND_REBUILD, /* controller volume: possible background rebuild */
         _MANAGER_EVENT_TYPE_MAX,
         _MANAGER_EVENT_TYPE_INVALID = -EINVAL,
 } ManagerEventType;

@@ -4,6 +4,9 @@
 /* The Manager's parts talking to each other (manager.c, manager-volumes.c, manager-probe.c,
  * manager-control.c). Not for modules outside the manager folder. */
 
+#include <json-c/json.h>
+
+#include "manager/control-protocol.h"
 #include "manager/manager.h"
 
 /* manager.c */
@@ -39,3 +42,11 @@ void manager_control_free(Manager *m);
 /* manager-http.c: the HTTP endpoint and its snapshot, rebuilt from a publish hook */
 int manager_http_setup(Manager *m);
 void manager_http_free(Manager *m);
+/* manager-perf.c: baselines, verdicts, fail-slow members, slow rebuilds (core/perf-monitor),
+ * fed from the publish hook; the baselines persist in the state directory. */
+int manager_perf_setup(Manager *m);
+void manager_perf_free(Manager *m); /* saves the baselines */
+/* Answer baseline-reset / report: 0 and *ret (a reply member, may stay NULL), or -errno with
+ * the message in error. */
+int manager_perf_control(Manager *m, const ControlRequest *req, json_object **ret, char *error,
+                         size_t error_size);

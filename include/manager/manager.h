@@ -91,6 +91,7 @@ typedef struct Manager Manager;
 typedef struct ManagerProbeRun ManagerProbeRun; /* a running profile run (manager-probe.c) */
 typedef struct ManagerControl ManagerControl;   /* the control socket (manager-control.c) */
 typedef struct ManagerCli ManagerCli;           /* the vendor CLI worker (manager-controller.c) */
+typedef struct ManagerPerf ManagerPerf;         /* baselines and verdicts (manager-perf.c) */
 
 typedef void (*ManagerPublishHook)(Manager *m, unsigned changed, void *userdata);
 
@@ -146,6 +147,7 @@ struct Manager {
         char **http_listen;       /* --listen, overrides [HTTP] Listen= (NULL-terminated) */
         uint64_t http_generation; /* snapshots built */
         usec_t http_render_usec;  /* what the last snapshot build took */
+        ManagerPerf *perf;
 
         /* publish hooks */
         struct {

@@ -41,6 +41,15 @@ static const struct {
         { "{\"command\":\"probe\",\"profile\":\"q\",\"wait\":\"yes\"}", -1,
           "\"wait\" must be true or false" },
         { "{\"command\":{\"a\":{\"b\":{\"c\":{\"d\":1}}}}}", -1, "malformed JSON" }, /* depth */
+        { "{\"command\":\"baseline-reset\",\"volumes\":[\"md0\"]}", CONTROL_BASELINE_RESET, NULL },
+        { "{\"command\":\"baseline-reset\"}", -1,
+          "baseline-reset needs exactly one volume in \"volumes\"" },
+        { "{\"command\":\"baseline-reset\",\"volumes\":[\"a\",\"b\"]}", -1,
+          "baseline-reset needs exactly one volume in \"volumes\"" },
+        { "{\"command\":\"report\"}", CONTROL_REPORT, NULL },
+        { "{\"command\":\"report\",\"volumes\":[\"md0\"]}", CONTROL_REPORT, NULL },
+        { "{\"command\":\"status\",\"volumes\":[\"md0\"]}", -1,
+          "\"volumes\" only goes with probe, baseline-reset and report" },
 };
 
 int main(void) {

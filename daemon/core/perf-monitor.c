@@ -1,0 +1,742 @@
+/* SPDX-License-Identifier: MIT */
+/* The performance monitor: per-volume analysis state (detector, peer group for arrays, slow
+ * rebuild tracker, controller hint, passive stat history) keyed by kernel name, baselines keyed
+ * by identity in one BaselineSet. A round is judged as a whole so that the verdict of an array
+ * can name the member peer comparison found slow in the same round. Everything here runs on the
+ * daemon's loop and reads only sysfs stat files (through the inventory); the clock comes in. */
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/baseline-file.h"
+#include "basic/string-table.h"
+#include "core/baseline-store.h"
+#include "core/perf-monitor.h"
+#include "model/blockstat.h"
+#include "model/md.h"
+
+#define DEPTH_MAX 8
+
+static bool streq_ptr(const char *a, const char *b) {
+        return a && b && strcmp(a, b) == 0;
+}
+
+static const char *const perf_event_type_table[_PERF_EVENT_TYPE_MAX] = {
+        [PERF_EVENT_DEGRADED] = "performance-degraded",
+        [PERF_EVENT_RECOVERED] = "performance-recovered",
+        [PERF_EVENT_MEMBER_SLOW] = "member-slow",
+        [PERF_EVENT_MEMBER_NORMAL] = "member-normal",
+        [PERF_EVENT_MEMBER_FLAPPING] = "member-flapping",
+        [PERF_EVENT_REBUILD_SLOW] = "rebuild-slow",
+        [PERF_EVENT_BACKGROUND_REBUILD] = "background-rebuild",
+};
+DEFINE_STRING_TABLE_LOOKUP(perf_event_type, PerfEventType, perf_event_type_table);
+
+typedef struct PerfVolume {
+        char name[BASELINE_NAME_MAX];
+        Detector det;
+        PeerGroup peers; /* arrays and LVs: their members */
+        RebuildSlowTracker rs;
+        HwRebuildHint hw;
+        /* the round */
+        bool pending, pending_failed, round_done;
+        BaselineSample pending_sample;
+        usec_t pending_start_usec;
+        /* the last judged run */
+        bool has_last, last_rebuilding;
+        BaselineSample last;
+        /* passive stats: the last reading, and the utilization of the last two intervals */
+        bool have_stat;
+        BlockStat stat;
+        usec_t stat_usec;
+        double util[2];
+        usec_t util_end_usec[2];
+        double fg_bytes_per_sec, fg_iops;
+} PerfVolume;
+
+struct PerfMonitor {
+        PerfMonitorConfig cfg;
+        PerfEventHandler handler;
+        void *userdata;
+        BaselineSet *set;
+        bool dirty;
+        PerfVolume **vols;
+        size_t n_vols;
+};
+
+int perf_monitor_new(const PerfMonitorConfig *c, PerfEventHandler handler, void *userdata,
+                     PerfMonitor **ret) {
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        int r;
+
+        pm = calloc(1, sizeof(*pm));
+        if (!pm)
+                return -ENOMEM;
+        pm->cfg = c ? *c : PERF_MONITOR_CONFIG_DEFAULT;
+        if (detector_config_validate(&pm->cfg.detector) < 0 ||
+            peer_config_validate(&pm->cfg.peers) < 0 ||
+            rebuild_slow_config_validate(&pm->cfg.rebuild) < 0 || pm->cfg.window == 0 ||
+            pm->cfg.window > BASELINE_WINDOW_MAX)
+                return -EINVAL;
+        pm->handler = handler;
+        pm->userdata = userdata;
+        r = baseline_set_new(&pm->set);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(pm);
+        return 0;
+}
+
+PerfMonitor *perf_monitor_free(PerfMonitor *pm) {
+        if (!pm)
+                return NULL;
+        for (size_t i = 0; i < pm->n_vols; i++)
+                free(pm->vols[i]);
+        free(pm->vols);
+        baseline_set_free(pm->set);
+        free(pm);
+        return NULL;
+}
+
+int perf_monitor_load(PerfMonitor *pm, int state_dir_fd, const char *file) {
+        BaselineSet *s = NULL;
+        int r;
+
+        r = baseline_store_load(state_dir_fd, file, &s);
+        if (r < 0)
+                return r;
+        baseline_set_free(pm->set);
+        pm->set = s;
+        pm->dirty = false;
+        return 0;
+}
+
+int perf_monitor_save(PerfMonitor *pm, int state_dir_fd, const char *file, bool force) {
+        int r;
+
+        if (!pm->dirty && !force)
+                return 0;
+        r = baseline_store_save(state_dir_fd, file, pm->set);
+        if (r < 0)
+                return r;
+        pm->dirty = false;
+        return 1;
+}
+
+const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) {
+        return pm->set;
+}
+
+static PerfVolume *find_vol(const PerfMonitor *pm, const char *name) {
+        for (size_t i = 0; name && i < pm->n_vols; i++)
+                if (strncmp(pm->vols[i]->name, name, sizeof(pm->vols[i]->name) - 1) == 0)
+                        return pm->vols[i];
+        return NULL;
+}
+
+static PerfVolume *get_vol(PerfMonitor *pm, const char *name) {
+        PerfVolume *p = find_vol(pm, name), **a;
+        size_t n;
+
+        if (p)
+                return p;
+        a = realloc(pm->vols, (pm->n_vols + 1) * sizeof(*a));
+        if (!a)
+                return NULL;
+        pm->vols = a;
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return NULL;
+        n = strnlen(name, sizeof(p->name) - 1);
+        memcpy(p->name, name, n);
+        detector_init(&p->det);
+        peer_group_init(&p->peers);
+        rebuild_slow_tracker_init(&p->rs);
+        baseline_sample_init(&p->pending_sample);
+        baseline_sample_init(&p->last);
+        p->util[0] = p->util[1] = NAN;
+        pm->vols[pm->n_vols++] = p;
+        return p;
+}
+
+void perf_volume_identity(const Inventory *inv, const Volume *v,
+                          char ret[static BASELINE_IDENTITY_MAX]) {
+        char ids[16][BASELINE_IDENTITY_MAX];
+        const char *mids[16];
+        const char *own = NULL;
+        char buf[BASELINE_IDENTITY_MAX];
+        size_t n = 0;
+
+        if (v->kind == VOLUME_MD && v->md && v->md->uuid) {
+                snprintf(buf, sizeof(buf), "md-uuid-%s", v->md->uuid);
+                own = buf;
+        } else if ((v->kind == VOLUME_LVM || v->kind == VOLUME_DM) && v->dm_uuid) {
+                snprintf(buf, sizeof(buf), "dm-uuid-%s", v->dm_uuid);
+                own = buf;
+        }
+        /* Arrays and stacked devices carry their members' identities (one level is enough: a
+         * member's own identity already carries its members). */
+        if (inv && (v->kind == VOLUME_MD || v->kind == VOLUME_LVM || v->kind == VOLUME_DM))
+                for (size_t i = 0; v->members && v->members[i] && n < ELEMENTSOF(ids); i++) {
+                        const Volume *w = inventory_get(inv, v->members[i]);
+
+                        if (!w)
+                                continue;
+                        perf_volume_identity(NULL, w, ids[n]);
+                        mids[n] = ids[n];
+                        n++;
+                }
+        if (v->kind == VOLUME_PARTITION && v->parent) {
+                snprintf(buf, sizeof(buf), "part-%s-%d-%" PRIu64, v->parent, v->partition_number,
+                         v->size_bytes);
+                own = buf;
+        }
+        baseline_identity_compose(NULL, own ? NULL : v->serial, own, v->major, v->minor,
+                                  v->size_bytes, n > 0 ? mids : NULL, n, ret);
+}
+
+void perf_sample_from_probe(double seq, double iops, double p50, double p99, double max, double cpu,
+                            BaselineSample *ret) {
+        baseline_sample_init(ret);
+        ret->v[BASELINE_SEQ_BYTES_PER_SEC] = seq > 0 ? seq : NAN;
+        ret->v[BASELINE_RAND_IOPS] = iops > 0 ? iops : NAN;
+        ret->v[BASELINE_LAT_P50_NS] = p50 > 0 ? p50 : NAN;
+        ret->v[BASELINE_LAT_P99_NS] = p99 > 0 ? p99 : NAN;
+        ret->v[BASELINE_LAT_MAX_NS] = max > 0 ? max : NAN;
+        ret->v[BASELINE_CPU_USEC_PER_RUN] = cpu >= 0 ? cpu : NAN;
+}
+
+int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSample *s,
+                            bool probe_failed, usec_t start_usec) {
+        PerfVolume *p;
+
+        if (!pm || !v || !v->name || !s)
+                return -EINVAL;
+        p = get_vol(pm, v->name);
+        if (!p)
+                return -ENOMEM;
+        p->pending = true;
+        p->pending_failed = probe_failed;
+        p->pending_sample = *s;
+        p->pending_start_usec = start_usec;
+        return 0;
+}
+
+static bool sync_running(const Volume *v) {
+        const char *a = v->sync.action;
+
+        return a && strcmp(a, "idle") != 0 && strcmp(a, "frozen") != 0;
+}
+
+static bool rebuilding(const Inventory *inv, const Volume *v, bool up, unsigned depth) {
+        char **l = up ? v->holders : v->members;
+
+        if (depth > DEPTH_MAX)
+                return false;
+        if (sync_running(v))
+                return true;
+        for (size_t i = 0; l && l[i]; i++) {
+                const Volume *w = inventory_get(inv, l[i]);
+
+                if (w && rebuilding(inv, w, up, depth + 1))
+                        return true;
+        }
+        return false;
+}
+
+static bool health_below(const Inventory *inv, const Volume *v, VolumeHealth h, unsigned depth) {
+        if (depth > DEPTH_MAX)
+                return false;
+        if (v->health == h)
+                return true;
+        for (size_t i = 0; v->members && v->members[i]; i++) {
+                const Volume *w = inventory_get(inv, v->members[i]);
+
+                if (w && health_below(inv, w, h, depth + 1))
+                        return true;
+        }
+        return false;
+}
+
+static size_t n_members(const Volume *v) {
+        size_t n = 0;
+
+        while (v->members && v->members[n])
+                n++;
+        return n;
+}
+
+/* Volumes whose members are compared: arrays, and LVs/dm devices over two or more devices. */
+static bool has_peer_group(const Volume *v) {
+        if (volume_is_array(v))
+                return true;
+        return (v->kind == VOLUME_LVM || v->kind == VOLUME_DM) && n_members(v) >= 2;
+}
+
+static void event_init(PerfEvent *e, PerfEventType t, const Volume *v, const char *member) {
+        memset(e, 0, sizeof(*e));
+        e->type = t;
+        e->volume = v;
+        e->member = member;
+}
+
+_printf_(2, 3) static void event_field(PerfEvent *e, const char *fmt, ...) {
+        size_t i = 0;
+        va_list ap;
+
+        while (i < PERF_EVENT_FIELDS_MAX && e->fields[i])
+                i++;
+        if (i >= PERF_EVENT_FIELDS_MAX)
+                return;
+        va_start(ap, fmt);
+        (void) vsnprintf(e->field_buf[i], sizeof(e->field_buf[i]), fmt, ap);
+        va_end(ap);
+        e->fields[i] = e->field_buf[i];
+}
+
+static void emit(PerfMonitor *pm, PerfEvent *e, int *count) {
+        (*count)++;
+        if (pm->handler)
+                pm->handler(e, pm->userdata);
+}
+
+static void peer_sample_fill(PerfMonitor *pm, const Inventory *inv, const char *name,
+                             PeerSample *s) {
+        const Volume *w = inventory_get(inv, name);
+        char id[BASELINE_IDENTITY_MAX];
+        Baseline *b;
+
+        peer_sample_init(s, name);
+        if (!w)
+                return;
+        perf_volume_identity(inv, w, id);
+        b = baseline_set_find(pm->set, id);
+        if (b) {
+                BaselineStat st;
+
+                baseline_get_stat(b, BASELINE_LAT_P50_NS, pm->cfg.detector.min_samples, &st);
+                if (st.n > 0)
+                        s->own[PEER_SOURCE_PROBE] = (BaselineStat){
+                                .ready = st.ready,
+                                .n = st.n,
+                                .median = st.median / 1e6,
+                                .mad = st.mad / 1e6,
+                        };
+        }
+}
+
+static void emit_peer_events(PerfMonitor *pm, const Volume *array, const PeerEvent *ev, size_t n,
+                             int *count) {
+        for (size_t i = 0; i < n; i++) {
+                static const PerfEventType map[_PEER_EVENT_TYPE_MAX] = {
+                        [PEER_EVENT_SLOW] = PERF_EVENT_MEMBER_SLOW,
+                        [PEER_EVENT_NORMAL] = PERF_EVENT_MEMBER_NORMAL,
+                        [PEER_EVENT_FLAPPING] = PERF_EVENT_MEMBER_FLAPPING,
+                };
+                char text[200];
+                PerfEvent e;
+
+                if (ev[i].type < 0 || ev[i].type >= _PEER_EVENT_TYPE_MAX)
+                        continue;
+                event_init(&e, map[ev[i].type], array, ev[i].member);
+                peer_event_format(&ev[i], text, sizeof(text));
+                snprintf(e.message, sizeof(e.message), "%s: %s", array->name, text);
+                event_field(&e, "STORPULSE_LAYER=member");
+                event_field(&e, "STORPULSE_SOURCE=%s", peer_source_to_string(ev[i].source));
+                event_field(&e, "STORPULSE_LATENCY_SECONDS=%.6f", ev[i].value_ms / 1e3);
+                event_field(&e, "STORPULSE_LIMIT_SECONDS=%.6f", ev[i].limit_ms / 1e3);
+                event_field(&e, "STORPULSE_REFERENCE_SECONDS=%.6f", ev[i].reference_ms / 1e3);
+                event_field(&e, "STORPULSE_REFERENCE=%s",
+                            ev[i].by_own_baseline ? "own-baseline" : "peers");
+                emit(pm, &e, count);
+        }
+}
+
+static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, int *count) {
+        PeerSample s[PEERS_MAX];
+        PeerEvent ev[2 * PEERS_MAX];
+        PerfVolume *p;
+        size_t n = 0;
+        bool any = false;
+        int r;
+
+        for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
+                PerfVolume *mp = find_vol(pm, v->members[i]);
+
+                peer_sample_fill(pm, inv, v->members[i], &s[n]);
+                if (mp && mp->pending && !mp->pending_failed) {
+                        double p50 = mp->pending_sample.v[BASELINE_LAT_P50_NS];
+
+                        s[n].value_ms[PEER_SOURCE_PROBE] = p50 / 1e6;
+                        any = any || isfinite(p50);
+                }
+                n++;
+        }
+        if (!any)
+                return 0;
+        p = get_vol(pm, v->name);
+        if (!p)
+                return -ENOMEM;
+        r = peers_feed(&p->peers, &pm->cfg.peers, s, n, ev, ELEMENTSOF(ev));
+        if (r < 0)
+                return r;
+        emit_peer_events(pm, v, ev, (size_t) r, count);
+        return 0;
+}
+
+/* The suspect member below v: in v's own group, else in the groups of its members. */
+static const char *slow_member(const PerfMonitor *pm, const Inventory *inv, const Volume *v,
+                               unsigned depth) {
+        const PerfVolume *p = find_vol(pm, v->name);
+        const char *s = p ? peer_group_suspect(&p->peers) : NULL;
+
+        if (s || depth > DEPTH_MAX)
+                return s;
+        for (size_t i = 0; v->members && v->members[i]; i++) {
+                const Volume *w = inventory_get(inv, v->members[i]);
+
+                if (w && (s = slow_member(pm, inv, w, depth + 1)))
+                        return s;
+        }
+        return NULL;
+}
+
+/* The utilization measured over the last interval that ended before the probe started (within
+ * two intervals of it): the probe's own reads must not count as foreground load. */
+static double util_before(const PerfVolume *p) {
+        for (size_t i = 0; i < 2; i++)
+                if (isfinite(p->util[i]) && p->util_end_usec[i] <= p->pending_start_usec)
+                        return p->util[i];
+        return NAN;
+}
+
+static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Volume *v,
+                  usec_t now_usec, usec_t now_real, int *count) {
+        const DetectorConfig *dc = &pm->cfg.detector;
+        char id[BASELINE_IDENTITY_MAX];
+        BaselineConditions c = {};
+        DetectorEvent de;
+        Baseline *b;
+        int r;
+
+        perf_volume_identity(inv, v, id);
+        r = baseline_set_get(pm->set, id, v->name, pm->cfg.window, now_real, &b);
+        if (r < 0)
+                return;
+        if (r > 0)
+                pm->dirty = true;
+
+        c.failed = v->health == VOLUME_HEALTH_FAILED;
+        c.degraded = health_below(inv, v, VOLUME_HEALTH_DEGRADED, 0);
+        c.rebuilding = rebuilding(inv, v, false, 0) || rebuilding(inv, v, true, 0);
+        c.probe_error = p->pending_failed;
+        c.foreground_utilization = util_before(p);
+
+        p->has_last = true;
+        p->last = p->pending_sample;
+        p->last_rebuilding = c.rebuilding;
+
+        /* A rebuild makes every figure worse by design: it is reported by the rebuild events,
+         * not as a degradation, and its runs are kept aside for "during rebuild vs after". */
+        if (!c.rebuilding) {
+                r = detector_feed(&p->det, dc, b, &p->pending_sample, c.foreground_utilization,
+                                  p->pending_failed, slow_member(pm, inv, v, 0), now_usec, &de);
+                if (r > 0) {
+                        PerfEvent e;
+                        char text[220];
+
+                        event_init(&e,
+                                   de.type == DETECTOR_EVENT_DEGRADED ? PERF_EVENT_DEGRADED
+                                                                      : PERF_EVENT_RECOVERED,
+                                   v, de.culprit[0] ? de.culprit : NULL);
+                        detector_event_format(&de, text, sizeof(text));
+                        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
+                        event_field(&e, "STORPULSE_LAYER=%s", de.culprit[0] ? "member" : "volume");
+                        if (de.finding.metric >= 0) {
+                                event_field(&e, "STORPULSE_METRIC=%s",
+                                            baseline_metric_to_string(de.finding.metric));
+                                event_field(&e, "STORPULSE_VALUE=%.6g", de.finding.value);
+                                event_field(&e, "STORPULSE_BASELINE=%.6g", de.finding.baseline);
+                                event_field(&e, "STORPULSE_RATIO=%.4f", de.finding.ratio);
+                        }
+                        event_field(&e, "STORPULSE_RUNS=%u", de.runs);
+                        emit(pm, &e, count);
+                }
+        }
+        c.verdict_standing = detector_is_suspect(&p->det);
+
+        /* Runs during a rebuild are kept aside (whatever else closes the gate: a recovery is
+         * degraded too); only an open gate teaches. */
+        if (c.rebuilding) {
+                baseline_note_rebuild(b, &p->pending_sample, now_real);
+                pm->dirty = true;
+        } else if (baseline_gate(&c, pm->cfg.idle_utilization) == BASELINE_GATE_OPEN &&
+                   baseline_learn(b, &p->pending_sample, dc->guard, dc->min_samples, now_real) > 0)
+                pm->dirty = true;
+
+        /* Controller volumes: no rebuild state without a vendor CLI; throughput down while
+         * latency up hints at one. */
+        if (v->kind == VOLUME_CONTROLLER && !v->has_cli) {
+                BaselineStat seq, lat;
+                double tr = NAN, lr = NAN;
+
+                baseline_get_stat(b, BASELINE_SEQ_BYTES_PER_SEC, dc->min_samples, &seq);
+                baseline_get_stat(b, BASELINE_LAT_P50_NS, dc->min_samples, &lat);
+                if (seq.ready && seq.median > 0)
+                        tr = p->pending_sample.v[BASELINE_SEQ_BYTES_PER_SEC] / seq.median;
+                if (lat.ready && lat.median > 0)
+                        lr = p->pending_sample.v[BASELINE_LAT_P50_NS] / lat.median;
+                if (hw_rebuild_hint_feed(&p->hw, tr, lr) > 0) {
+                        PerfEvent e;
+                        char text[220];
+
+                        event_init(&e, PERF_EVENT_BACKGROUND_REBUILD, v, NULL);
+                        hw_rebuild_hint_format(tr, lr, text, sizeof(text));
+                        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
+                        event_field(&e, "STORPULSE_LAYER=controller");
+                        event_field(&e, "STORPULSE_RATIO=%.4f", tr);
+                        event_field(&e, "STORPULSE_LATENCY_RATIO=%.4f", lr);
+                        emit(pm, &e, count);
+                }
+        }
+}
+
+int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_usec,
+                           usec_t now_real) {
+        int count = 0, r;
+
+        if (!pm || !inv)
+                return -EINVAL;
+        /* 1. peers of every group with a member probed in this round */
+        for (size_t i = 0; i < pm->n_vols; i++) {
+                const Volume *w;
+
+                if (!pm->vols[i]->pending)
+                        continue;
+                w = inventory_get(inv, pm->vols[i]->name);
+                for (size_t k = 0; w && w->holders && w->holders[k]; k++) {
+                        const Volume *h = inventory_get(inv, w->holders[k]);
+                        PerfVolume *hp;
+
+                        if (!h || !has_peer_group(h))
+                                continue;
+                        hp = get_vol(pm, h->name);
+                        if (!hp)
+                                return -ENOMEM;
+                        if (hp->round_done) /* once per group per round */
+                                continue;
+                        hp->round_done = true;
+                        r = round_peers(pm, inv, h, &count);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        /* 2. verdicts and learning */
+        for (size_t i = 0; i < pm->n_vols; i++) {
+                PerfVolume *p = pm->vols[i];
+                const Volume *v;
+
+                if (!p->pending)
+                        continue;
+                v = inventory_get(inv, p->name);
+                if (v)
+                        judge(pm, inv, p, v, now_usec, now_real, &count);
+        }
+        for (size_t i = 0; i < pm->n_vols; i++)
+                pm->vols[i]->pending = pm->vols[i]->round_done = false;
+        return count;
+}
+
+/* Read v's stat and update its passive figures; returns true with the delta when there was a
+ * previous reading. */
+static bool tick_stat(const Inventory *inv, PerfVolume *p, const Volume *v, usec_t now_usec,
+                      BlockStatDelta *ret) {
+        BlockStat st;
+        bool have = false;
+
+        if (inventory_read_stat(inv, v, &st) < 0) {
+                p->have_stat = false;
+                return false;
+        }
+        if (p->have_stat && now_usec > p->stat_usec &&
+            blockstat_delta(&p->stat, &st, now_usec - p->stat_usec, ret) >= 0) {
+                p->util[1] = p->util[0];
+                p->util_end_usec[1] = p->util_end_usec[0];
+                p->util[0] = ret->utilization;
+                p->util_end_usec[0] = now_usec;
+                p->fg_bytes_per_sec = ret->read_bytes_per_sec + ret->write_bytes_per_sec;
+                p->fg_iops = ret->read_iops + ret->write_iops;
+                have = true;
+        }
+        p->stat = st;
+        p->stat_usec = now_usec;
+        p->have_stat = true;
+        return have;
+}
+
+static int tick_group(PerfMonitor *pm, const Inventory *inv, const Volume *v, usec_t now_usec,
+                      int *count) {
+        PeerSample s[PEERS_MAX];
+        PeerEvent ev[2 * PEERS_MAX];
+        PerfVolume *p;
+        size_t n = 0, judged = 0;
+        int r;
+
+        for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
+                const Volume *w = inventory_get(inv, v->members[i]);
+                PerfVolume *mp = get_vol(pm, v->members[i]);
+                BlockStatDelta d;
+
+                if (!mp)
+                        return -ENOMEM;
+                peer_sample_init(&s[n], v->members[i]);
+                if (w && tick_stat(inv, mp, w, now_usec, &d) && isfinite(d.read_await_ms)) {
+                        double dt = (double) (mp->util_end_usec[0] - mp->util_end_usec[1]);
+
+                        s[n].value_ms[PEER_SOURCE_AWAIT] = d.read_await_ms;
+                        /* reads behind the figure: rate x interval (the first interval's length
+                         * is unknown: count it as one second) */
+                        s[n].await_ios =
+                                (uint64_t) (d.read_iops * (mp->util_end_usec[1] > 0 && dt > 0
+                                                                   ? dt / USEC_PER_SEC
+                                                                   : 1.0));
+                        judged += s[n].await_ios >= pm->cfg.peers.min_await_ios;
+                }
+                n++;
+        }
+        /* Passive await is compared between peers only: with fewer than three members under a
+         * real workload there is no baseline of await to fall back to. */
+        if (judged < 3)
+                return 0;
+        p = get_vol(pm, v->name);
+        if (!p)
+                return -ENOMEM;
+        r = peers_feed(&p->peers, &pm->cfg.peers, s, n, ev, ELEMENTSOF(ev));
+        if (r < 0)
+                return r;
+        emit_peer_events(pm, v, ev, (size_t) r, count);
+        return 0;
+}
+
+static void tick_rebuild(PerfMonitor *pm, const MdMonitor *mon, PerfVolume *p, const Volume *v,
+                         usec_t now_usec, int *count) {
+        RebuildSlowInput in = {
+                .sync_speed_min_kib = REBUILD_UNKNOWN,
+                .sync_speed_max_kib = REBUILD_UNKNOWN,
+                .foreground_bytes_per_sec = p->fg_bytes_per_sec,
+                .foreground_iops = p->fg_iops,
+        };
+        RebuildSlowEvent ev;
+        PerfEvent e;
+        char text[220];
+
+        if (!mon || md_monitor_get_status(mon, v->name, now_usec, &in.status) < 0)
+                return;
+        if (v->md) {
+                if (v->md->sync_speed_min.kib_per_sec != MD_UNSET)
+                        in.sync_speed_min_kib = v->md->sync_speed_min.kib_per_sec;
+                if (v->md->sync_speed_max.kib_per_sec != MD_UNSET)
+                        in.sync_speed_max_kib = v->md->sync_speed_max.kib_per_sec;
+        }
+        if (rebuild_slow_feed(&p->rs, &pm->cfg.rebuild, &in, now_usec, &ev) <= 0)
+                return;
+        event_init(&e, PERF_EVENT_REBUILD_SLOW, v, NULL);
+        rebuild_slow_event_format(&ev, text, sizeof(text));
+        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
+        event_field(&e, "STORPULSE_REASON=%s", rebuild_slow_reason_to_string(ev.reason));
+        event_field(&e, "STORPULSE_SPEED_BYTES_PER_SEC=%.0f", ev.speed_bytes_per_sec);
+        event_field(&e, "STORPULSE_ETA_SECONDS=%.0f", ev.eta_sec);
+        if (ev.sync_speed_min_kib != REBUILD_UNKNOWN)
+                event_field(&e, "STORPULSE_SYNC_SPEED_MIN_KIB=%" PRIu64, ev.sync_speed_min_kib);
+        if (ev.sync_speed_max_kib != REBUILD_UNKNOWN)
+                event_field(&e, "STORPULSE_SYNC_SPEED_MAX_KIB=%" PRIu64, ev.sync_speed_max_kib);
+        event_field(&e, "STORPULSE_FOREGROUND_IO=%s", ev.competing ? "yes" : "no");
+        emit(pm, &e, count);
+}
+
+int perf_monitor_tick(PerfMonitor *pm, const Inventory *inv, const MdMonitor *mon, usec_t now_usec,
+                      usec_t now_real) {
+        const Volume *v;
+        int count = 0, r;
+
+        if (!pm || !inv)
+                return -EINVAL;
+        INVENTORY_FOREACH(v, inv) {
+                PerfVolume *p;
+                BlockStatDelta d;
+
+                if (v->hidden || !has_peer_group(v))
+                        continue;
+                p = get_vol(pm, v->name);
+                if (!p)
+                        return -ENOMEM;
+                (void) tick_stat(inv, p, v, now_usec, &d);
+                r = tick_group(pm, inv, v, now_usec, &count);
+                if (r < 0)
+                        return r;
+                if (v->kind == VOLUME_MD || (v->dm_target && streq_ptr(v->dm_target, "raid")))
+                        tick_rebuild(pm, mon, p, v, now_usec, &count);
+        }
+        return count;
+}
+
+int perf_monitor_reset(PerfMonitor *pm, const Inventory *inv, const char *name, usec_t now_real) {
+        char id[BASELINE_IDENTITY_MAX];
+        const Volume *v;
+        PerfVolume *p;
+        Baseline *b = NULL;
+
+        if (!pm || !name)
+                return -EINVAL;
+        v = inv ? inventory_get(inv, name) : NULL;
+        if (v) {
+                perf_volume_identity(inv, v, id);
+                b = baseline_set_find(pm->set, id);
+        }
+        if (!b)
+                b = baseline_set_find_name(pm->set, name);
+        if (!b)
+                return 0;
+        baseline_reset(b, now_real);
+        p = find_vol(pm, name);
+        if (p)
+                detector_init(&p->det);
+        pm->dirty = true;
+        return 1;
+}
+
+const Detector *perf_monitor_get_detector(const PerfMonitor *pm, const char *name) {
+        const PerfVolume *p = find_vol(pm, name);
+
+        return p ? &p->det : NULL;
+}
+
+const PeerMemberState *perf_monitor_get_member(const PerfMonitor *pm, const char *array,
+                                               const char *member) {
+        const PerfVolume *p = find_vol(pm, array);
+
+        return p ? peer_group_find(&p->peers, member) : NULL;
+}
+
+bool perf_monitor_get_last(const PerfMonitor *pm, const char *name, BaselineSample *ret,
+                           bool *ret_rebuilding) {
+        const PerfVolume *p = find_vol(pm, name);
+
+        if (!p || !p->has_last)
+                return false;
+        if (ret)
+                *ret = p->last;
+        if (ret_rebuilding)
+                *ret_rebuilding = p->last_rebuilding;
+        return true;
+}
+
+bool perf_monitor_rebuild_is_slow(const PerfMonitor *pm, const char *name) {
+        const PerfVolume *p = find_vol(pm, name);
+
+        return p && p->rs.reported;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* The report document (format in the header): medians from the baseline rings, the last run from
+ * the monitor when there is one. Pure apart from reading the monitor and the inventory. */
+
+#include <math.h>
+#include <string.h>
+
+#include "core/perf-report.h"
+
+static json_object *num_or_null(double v) {
+        return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static bool wanted(char *const *only, const char *name) {
+        if (!only)
+                return true;
+        for (size_t i = 0; only[i]; i++)
+                if (strcmp(only[i], name) == 0)
+                        return true;
+        return false;
+}
+
+static double newest(const BaselineRing *r) {
+        if (r->n == 0)
+                return NAN;
+        return r->v[(r->first + r->n - 1) % BASELINE_WINDOW_MAX];
+}
+
+static int entry_to_json(const Baseline *b, const char *name, const PerfMonitor *pm,
+                         json_object **ret) {
+        json_object *o = json_object_new_object(), *ms = json_object_new_object();
+        const Detector *d = pm ? perf_monitor_get_detector(pm, name) : NULL;
+        BaselineSample last;
+        bool have_last = pm && perf_monitor_get_last(pm, name, &last, NULL);
+
+        if (!o || !ms) {
+                json_object_put(o);
+                json_object_put(ms);
+                return -ENOMEM;
+        }
+        json_object_object_add(o, "volume", json_object_new_string(name));
+        json_object_object_add(o, "identity", json_object_new_string(b->identity));
+        json_object_object_add(o, "generation", json_object_new_uint64(b->generation));
+        json_object_object_add(o, "learned_runs", json_object_new_uint64(b->learned_runs));
+        json_object_object_add(o, "since_realtime_usec",
+                               json_object_new_uint64(b->since_realtime_usec));
+        json_object_object_add(o, "updated_realtime_usec",
+                               json_object_new_uint64(b->updated_realtime_usec));
+        json_object_object_add(
+                o, "rebuild_realtime_usec",
+                b->rebuild_realtime_usec ? json_object_new_uint64(b->rebuild_realtime_usec) : NULL);
+        json_object_object_add(o, "verdict",
+                               d && d->state != DETECTOR_LEARNING
+                                       ? json_object_new_string(detector_state_to_string(d->state))
+                                       : NULL);
+        json_object_object_add(o, "culprit",
+                               d && d->culprit[0] ? json_object_new_string(d->culprit) : NULL);
+        json_object_object_add(
+                o, "rebuild_slow",
+                json_object_new_boolean(pm && perf_monitor_rebuild_is_slow(pm, name)));
+        json_object_object_add(o, "now_source",
+                               json_object_new_string(pm ? "last-run" : "last-learned"));
+        for (BaselineMetric m = 0; m < _BASELINE_METRIC_MAX; m++) {
+                json_object *x = json_object_new_object();
+                BaselineStat st, rb;
+
+                if (!x) {
+                        json_object_put(o);
+                        json_object_put(ms);
+                        return -ENOMEM;
+                }
+                baseline_get_stat(b, m, 1, &st);
+                baseline_ring_stat(&b->rebuild[m], 1, &rb);
+                json_object_object_add(
+                        x, "now",
+                        num_or_null(pm ? (have_last ? last.v[m] : NAN) : newest(&b->ring[m])));
+                json_object_object_add(x, "baseline", num_or_null(st.median));
+                json_object_object_add(x, "mad", num_or_null(st.mad));
+                json_object_object_add(x, "n", json_object_new_uint64(st.n));
+                json_object_object_add(x, "reference", num_or_null(b->reference[m]));
+                json_object_object_add(x, "during_rebuild", num_or_null(rb.median));
+                json_object_object_add(ms, baseline_metric_to_string(m), x);
+        }
+        json_object_object_add(o, "metrics", ms);
+        *ret = o;
+        return 0;
+}
+
+int perf_report_build(const BaselineSet *set, const PerfMonitor *pm, const Inventory *inv,
+                      char *const *only, json_object **ret) {
+        json_object *doc = json_object_new_object(), *a = json_object_new_array();
+        int r;
+
+        if (!doc || !a) {
+                json_object_put(doc);
+                json_object_put(a);
+                return -ENOMEM;
+        }
+        json_object_object_add(doc, "source", json_object_new_string(pm ? "daemon" : "state-file"));
+        json_object_object_add(doc, "volumes", a);
+
+        if (inv) {
+                const Volume *v;
+
+                INVENTORY_FOREACH(v, inv) {
+                        char id[BASELINE_IDENTITY_MAX];
+                        const Baseline *b;
+                        json_object *e;
+
+                        if (v->hidden || !wanted(only, v->name))
+                                continue;
+                        perf_volume_identity(inv, v, id);
+                        b = baseline_set_find(set, id);
+                        if (!b)
+                                continue;
+                        r = entry_to_json(b, v->name, pm, &e);
+                        if (r < 0) {
+                                json_object_put(doc);
+                                return r;
+                        }
+                        json_object_array_add(a, e);
+                }
+        } else
+                for (size_t i = 0; set && i < set->n; i++) {
+                        const Baseline *b = &set->items[i];
+                        json_object *e;
+
+                        if (!b->name[0] || !wanted(only, b->name) ||
+                            baseline_set_find_name(set, b->name) != b)
+                                continue;
+                        r = entry_to_json(b, b->name, pm, &e);
+                        if (r < 0) {
+                                json_object_put(doc);
+                                return r;
+                        }
+                        json_object_array_add(a, e);
+                }
+        *ret = doc;
+        return 0;
+}

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/* The daemon's side of learned baselines (core/perf-monitor): a publish hook picks up every new
+ * probe result (a volume record's n_probes moved), and ends the round when the profile run is
+ * over (Manager.n_runs moved, or no run is left); a timer ticks the passive statistics (await of
+ * array members, foreground rates of arrays, slow rebuilds). Monitor events become journal
+ * events. The baselines are loaded from the state directory at start and saved (atomically) at
+ * most once a minute after a round, after a reset, and at exit. The hook guards against its own
+ * re-entry: manager_event() publishes, which calls the hook again. */
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "basic/log.h"
+#include "core/baseline-store.h"
+#include "core/perf-monitor.h"
+#include "core/perf-report.h"
+#include "manager/manager-internal.h"
+
+#define PERF_TICK_USEC (30 * USEC_PER_SEC)
+#define PERF_SAVE_USEC (60 * USEC_PER_SEC)
+
+typedef struct Seen {
+        char *name;
+        uint64_t n_probes;
+        usec_t cpu_usec;
+} Seen;
+
+struct ManagerPerf {
+        Manager *m;
+        PerfMonitor *pm;
+        sd_event_source *tick;
+        int state_fd;
+        bool in_hook, pending;
+        uint64_t seen_runs;
+        usec_t last_save_usec;
+        Seen *seen;
+        size_t n_seen;
+};
+
+static ManagerEventType event_type(PerfEventType t) {
+        switch (t) {
+        case PERF_EVENT_DEGRADED:
+                return MANAGER_EVENT_PERFORMANCE_DEGRADED;
+        case PERF_EVENT_RECOVERED:
+                return MANAGER_EVENT_PERFORMANCE_RECOVERED;
+        case PERF_EVENT_MEMBER_SLOW:
+                return MANAGER_EVENT_MEMBER_SLOW;
+        case PERF_EVENT_MEMBER_NORMAL:
+                return MANAGER_EVENT_MEMBER_NORMAL;
+        case PERF_EVENT_MEMBER_FLAPPING:
+                return MANAGER_EVENT_MEMBER_FLAPPING;
+        case PERF_EVENT_REBUILD_SLOW:
+                return MANAGER_EVENT_REBUILD_SLOW;
+        case PERF_EVENT_BACKGROUND_REBUILD:
+                return MANAGER_EVENT_BACKGROUND_REBUILD;
+        case _PERF_EVENT_TYPE_MAX:
+        case _PERF_EVENT_TYPE_INVALID:
+                break;
+        }
+        return _MANAGER_EVENT_TYPE_INVALID;
+}
+
+static void on_perf_event(const PerfEvent *e, void *userdata) {
+        ManagerPerf *p = userdata;
+        ManagerEventType t = event_type(e->type);
+
+        if (t < 0)
+                return;
+        manager_event(p->m, t, e->volume, e->member, (char *const *) e->fields, "%s", e->message);
+}
+
+static void save(ManagerPerf *p, bool force) {
+        int r;
+
+        if (p->state_fd < 0)
+                return;
+        r = perf_monitor_save(p->pm, p->state_fd, BASELINE_STORE_FILE, force);
+        if (r < 0)
+                log_warning_errno(r, "Failed to save the baselines to %s/%s: %m, ignoring",
+                                  p->m->state_dir, BASELINE_STORE_FILE);
+        else
+                p->last_save_usec = now(CLOCK_MONOTONIC);
+}
+
+static Seen *seen_get(ManagerPerf *p, const char *name) {
+        Seen *a;
+
+        for (size_t i = 0; i < p->n_seen; i++)
+                if (strcmp(p->seen[i].name, name) == 0)
+                        return &p->seen[i];
+        a = realloc(p->seen, (p->n_seen + 1) * sizeof(*a));
+        if (!a)
+                return NULL;
+        p->seen = a;
+        a[p->n_seen] = (Seen){ .name = strdup(name) };
+        if (!a[p->n_seen].name)
+                return NULL;
+        return &a[p->n_seen++];
+}
+
+/* Feed every probe result not seen yet. */
+static void pick_up_results(ManagerPerf *p) {
+        Manager *m = p->m;
+
+        for (size_t i = 0; i < m->n_volumes; i++) {
+                const ManagerVolume *r = m->volumes[i];
+                const ManagerProbeSample *s;
+                const ManagerProbePhaseSummary *seq, *rnd;
+                BaselineSample x;
+                Seen *seen;
+                bool failed;
+
+                if (!r->volume || !r->name)
+                        continue;
+                seen = seen_get(p, r->name);
+                if (!seen || seen->n_probes == r->n_probes)
+                        continue;
+                s = manager_volume_get_sample(r, 0);
+                if (!s) {
+                        seen->n_probes = r->n_probes;
+                        continue;
+                }
+                seq = &s->phases[PROBE_PHASE_SEQUENTIAL];
+                rnd = &s->phases[PROBE_PHASE_RANDOM];
+                perf_sample_from_probe(seq->ran ? seq->bytes_per_second : NAN,
+                                       rnd->ran ? rnd->iops : NAN,
+                                       rnd->ran ? (double) rnd->p50_ns : NAN,
+                                       rnd->ran ? (double) rnd->p99_ns : NAN,
+                                       rnd->ran ? (double) rnd->max_ns : NAN,
+                                       seen->n_probes > 0 && r->cpu_usec >= seen->cpu_usec
+                                               ? (double) (r->cpu_usec - seen->cpu_usec)
+                                               : NAN,
+                                       &x);
+                failed = s->status != PROBE_RUNNER_DONE || s->state != PROBE_STATE_OK ||
+                         s->errors > 0;
+                if (perf_monitor_feed_probe(p->pm, r->volume, &x, failed,
+                                            now(CLOCK_MONOTONIC) - s->duration_usec) >= 0)
+                        p->pending = true;
+                seen->n_probes = r->n_probes;
+                seen->cpu_usec = r->cpu_usec;
+        }
+}
+
+static void on_publish(Manager *m, unsigned changed, void *userdata) {
+        ManagerPerf *p = userdata;
+        int r;
+
+        if (p->in_hook || !m->inventory || !(changed & MANAGER_CHANGED_PROBE))
+                return;
+        p->in_hook = true;
+        pick_up_results(p);
+        if (p->pending && (m->n_runs != p->seen_runs || !m->run)) {
+                p->seen_runs = m->n_runs;
+                p->pending = false;
+                r = perf_monitor_end_round(p->pm, m->inventory, now(CLOCK_MONOTONIC),
+                                           now(CLOCK_REALTIME));
+                if (r < 0)
+                        log_warning_errno(r, "Failed to judge the probe round: %m, ignoring");
+                if (now(CLOCK_MONOTONIC) >= p->last_save_usec + PERF_SAVE_USEC)
+                        save(p, false);
+        }
+        p->in_hook = false;
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        ManagerPerf *p = userdata;
+        int r;
+
+        if (p->m->inventory && !p->in_hook) {
+                p->in_hook = true;
+                r = perf_monitor_tick(p->pm, p->m->inventory, p->m->md_monitor,
+                                      now(CLOCK_MONOTONIC), now(CLOCK_REALTIME));
+                if (r < 0)
+                        log_warning_errno(r, "Failed to read the passive statistics: %m, ignoring");
+                p->in_hook = false;
+        }
+        (void) sd_event_source_set_time(s, usec + PERF_TICK_USEC);
+        return 0;
+}
+
+int manager_perf_setup(Manager *m) {
+        _cleanup_free_ ManagerPerf *p = calloc(1, sizeof(ManagerPerf));
+        int r;
+
+        if (!p)
+                return log_oom();
+        p->m = m;
+        p->state_fd = -EBADF;
+        r = perf_monitor_new(NULL, on_perf_event, p, &p->pm);
+        if (r < 0)
+                return log_error_errno(r, "Failed to create the performance monitor: %m");
+
+        (void) mkdir(m->state_dir, 0755);
+        p->state_fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (p->state_fd < 0)
+                log_warning_errno(-errno,
+                                  "Failed to open the state directory %s: %m; baselines are not "
+                                  "kept across restarts, ignoring",
+                                  m->state_dir);
+        else {
+                r = perf_monitor_load(p->pm, p->state_fd, BASELINE_STORE_FILE);
+                if (r == -EBADMSG)
+                        log_warning("%s/%s does not parse; kept as %s.corrupt, learning afresh",
+                                    m->state_dir, BASELINE_STORE_FILE, BASELINE_STORE_FILE);
+                else if (r < 0)
+                        log_warning_errno(r, "Failed to load %s/%s: %m; learning afresh, ignoring",
+                                          m->state_dir, BASELINE_STORE_FILE);
+                else
+                        log_debug("Loaded %zu baselines from %s/%s",
+                                  perf_monitor_baselines(p->pm)->n, m->state_dir,
+                                  BASELINE_STORE_FILE);
+                /* A file of another version must not be overwritten by this one. */
+                if (r == -EPROTONOSUPPORT)
+                        p->state_fd = safe_close(p->state_fd);
+        }
+        r = sd_event_add_time_relative(m->event, &p->tick, CLOCK_MONOTONIC, PERF_TICK_USEC, 0,
+                                       on_tick, p);
+        if (r >= 0)
+                r = manager_add_publish_hook(m, on_publish, p);
+        if (r < 0) {
+                p->tick = sd_event_source_disable_unref(p->tick);
+                p->pm = perf_monitor_free(p->pm);
+                p->state_fd = safe_close(p->state_fd);
+                return log_error_errno(r, "Failed to set up the performance monitor: %m");
+        }
+        m->perf = TAKE_PTR(p);
+        return 0;
+}
+
+void manager_perf_free(Manager *m) {
+        ManagerPerf *p = m->perf;
+
+        if (!p)
+                return;
+        save(p, false);
+        p->tick = sd_event_source_disable_unref(p->tick);
+        p->pm = perf_monitor_free(p->pm);
+        p->state_fd = safe_close(p->state_fd);
+        for (size_t i = 0; i < p->n_seen; i++)
+                free(p->seen[i].name);
+        free(p->seen);
+        free(p);
+        m->perf = NULL;
+}
+
+int manager_perf_control(Manager *m, const ControlRequest *req, json_object **ret, char *error,
+                         size_t error_size) {
+        ManagerPerf *p = m->perf;
+        int r;
+
+        if (!p) {
+                snprintf(error, error_size, "performance monitor not running");
+                return -ENXIO;
+        }
+        switch (req->command) {
+        case CONTROL_BASELINE_RESET:
+                r = perf_monitor_reset(p->pm, m->inventory, req->volumes[0], now(CLOCK_REALTIME));
+                if (r < 0)
+                        return r;
+                if (r == 0) {
+                        snprintf(error, error_size, "no baseline for '%s'", req->volumes[0]);
+                        return -ENOENT;
+                }
+                log_info("Baseline of %s reset by request", req->volumes[0]);
+                save(p, true);
+                *ret = json_object_new_string(req->volumes[0]);
+                return 0;
+        case CONTROL_REPORT:
+                return perf_report_build(perf_monitor_baselines(p->pm), p->pm, m->inventory,
+                                         req->volumes, ret);
+        case CONTROL_STATUS:
+        case CONTROL_VOLUMES:
+        case CONTROL_PROBE:
+        case CONTROL_RELOAD:
+        case _CONTROL_COMMAND_MAX:
+        case _CONTROL_COMMAND_INVALID:
+                break;
+        }
+        return -EINVAL;
+}

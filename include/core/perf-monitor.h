@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The performance monitor: what turns probe results and passive block statistics into learned
+ * baselines, degradation verdicts, fail-slow members and slow-rebuild reports, for the daemon.
+ * It composes the pure analysis modules (baseline, detector, peers, rebuild-slow) over the
+ * inventory's stack graph; the daemon feeds it and turns its PerfEvents into journal events.
+ *
+ * Flow: perf_monitor_feed_probe() stores each volume's result of a probe round; at the end of the
+ * round perf_monitor_end_round() first compares the members of every array (and the PVs of every
+ * LV) with each other, then judges every probed volume against its baseline (naming the slow
+ * member below it, if peers found one), then lets the baseline learn from runs that passed the
+ * gate. perf_monitor_tick() (every few seconds or minutes) reads /sys/block/X/stat of the array
+ * members and arrays: passive await goes into the peer comparison, the arrays' own (foreground)
+ * rates into the slow-rebuild check, utilization into the next round's judgement.
+ *
+ * Baselines are keyed by device identity (perf_volume_identity()): WWN is not in the inventory
+ * today, so disks go by serial (else dev_t + size), md arrays by their UUID, dm devices by their
+ * dm uuid, each array with the identities of its members, so a replaced member starts a new
+ * baseline. The set is persisted through core/baseline-store by the owner (perf_monitor_load(),
+ * perf_monitor_save()). */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "analysis/baseline.h"
+#include "analysis/detector.h"
+#include "analysis/peers.h"
+#include "analysis/rebuild-slow.h"
+#include "core/inventory.h"
+#include "core/md-monitor.h"
+
+typedef struct PerfMonitorConfig {
+        DetectorConfig detector;
+        PeerConfig peers;
+        RebuildSlowConfig rebuild;
+        unsigned window;         /* baseline values per metric */
+        double idle_utilization; /* learning gate */
+} PerfMonitorConfig;
+
+#define PERF_MONITOR_CONFIG_DEFAULT                                                                \
+        ((PerfMonitorConfig){                                                                      \
+                .detector = DETECTOR_CONFIG_DEFAULT,                                               \
+                .peers = PEER_CONFIG_DEFAULT,                                                      \
+                .rebuild = REBUILD_SLOW_CONFIG_DEFAULT,                                            \
+                .window = BASELINE_WINDOW_DEFAULT,                                                 \
+                .idle_utilization = BASELINE_IDLE_UTILIZATION_DEFAULT,                             \
+        })
+
+typedef enum PerfEventType {
+        PERF_EVENT_DEGRADED,           /* performance degraded vs baseline */
+        PERF_EVENT_RECOVERED,          /* back within the margins */
+        PERF_EVENT_MEMBER_SLOW,        /* a fail-slow member */
+        PERF_EVENT_MEMBER_NORMAL,      /* the member is normal again */
+        PERF_EVENT_MEMBER_FLAPPING,    /* the member keeps going slow and back */
+        PERF_EVENT_REBUILD_SLOW,       /* a slow rebuild */
+        PERF_EVENT_BACKGROUND_REBUILD, /* controller volume: possible background rebuild */
+        _PERF_EVENT_TYPE_MAX,
+        _PERF_EVENT_TYPE_INVALID = -EINVAL,
+} PerfEventType;
+
+const char *perf_event_type_to_string(PerfEventType t) _const_;
+PerfEventType perf_event_type_from_string(const char *s) _pure_;
+
+#define PERF_EVENT_FIELDS_MAX 8
+
+typedef struct PerfEvent {
+        PerfEventType type;
+        const Volume *volume; /* what it is about (the array, for member events) */
+        const char *member;   /* the member, or NULL */
+        char message[256];    /* one line, starting with the volume's name */
+        /* "STORPULSE_X=value" journal fields, NULL-terminated */
+        char field_buf[PERF_EVENT_FIELDS_MAX][96];
+        char *fields[PERF_EVENT_FIELDS_MAX + 1];
+} PerfEvent;
+
+typedef void (*PerfEventHandler)(const PerfEvent *e, void *userdata);
+
+typedef struct PerfMonitor PerfMonitor;
+
+/* A new monitor with an empty baseline set (c copied; NULL: defaults; -EINVAL if invalid). */
+int perf_monitor_new(const PerfMonitorConfig *c, PerfEventHandler handler, void *userdata,
+                     PerfMonitor **ret);
+PerfMonitor *perf_monitor_free(PerfMonitor *pm);
+DEFINE_TRIVIAL_CLEANUP_FUNC(PerfMonitor *, perf_monitor_free);
+
+/* Replace the baseline set with the one in FILE below state_dir_fd (core/baseline-store).
+ * Returns 0, or the store's error (the monitor then keeps an empty set). */
+int perf_monitor_load(PerfMonitor *pm, int state_dir_fd, const char *file);
+/* Save the set if it changed since the last save (force: always). Returns 1 saved, 0 nothing
+ * to do, or -errno. */
+int perf_monitor_save(PerfMonitor *pm, int state_dir_fd, const char *file, bool force);
+
+const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) _pure_;
+
+/* The identity of v in the inventory (see above). */
+void perf_volume_identity(const Inventory *inv, const Volume *v,
+                          char ret[static BASELINE_IDENTITY_MAX]);
+
+/* Fill a sample from probe figures: sequential bytes/s, random IOPS and latency quantiles (ns),
+ * CPU µs; pass NAN (or 0 for rates) for what did not run. */
+void perf_sample_from_probe(double seq_bytes_per_sec, double rand_iops, double p50_ns,
+                            double p99_ns, double max_ns, double cpu_usec, BaselineSample *ret);
+
+/* Store volume v's probe result for the current round. probe_failed: I/O errors or stalled.
+ * start_usec: when the probe started (CLOCK_MONOTONIC; picks the utilization measured before
+ * it). Returns 0 or -ENOMEM. */
+int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSample *s,
+                            bool probe_failed, usec_t start_usec);
+
+/* End the round: peers, verdicts, learning (see above); events go to the handler. now_usec
+ * CLOCK_MONOTONIC, now_realtime_usec CLOCK_REALTIME. Returns the number of events or -errno. */
+int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_usec,
+                           usec_t now_realtime_usec);
+
+/* Passive tick: stat deltas of every array and array member (await, utilization, foreground
+ * rates), peer comparison on await, and the slow-rebuild check of md arrays (mon may be NULL:
+ * no rebuild figures). Returns the number of events or -errno. */
+int perf_monitor_tick(PerfMonitor *pm, const Inventory *inv, const MdMonitor *mon, usec_t now_usec,
+                      usec_t now_realtime_usec);
+
+/* Forget what the baseline of the volume named `name` learned (the admin's reset). Returns 1
+ * if a baseline was reset, 0 if the volume has none, -EINVAL. */
+int perf_monitor_reset(PerfMonitor *pm, const Inventory *inv, const char *name,
+                       usec_t now_realtime_usec);
+
+/* Read-only views for reports and metrics: the detector and peer state of a volume by name,
+ * NULL if it has none yet. */
+const Detector *perf_monitor_get_detector(const PerfMonitor *pm, const char *name);
+const PeerMemberState *perf_monitor_get_member(const PerfMonitor *pm, const char *array,
+                                               const char *member);
+/* The last round's sample of a volume and whether it was taken during a rebuild; false if none. */
+bool perf_monitor_get_last(const PerfMonitor *pm, const char *name, BaselineSample *ret,
+                           bool *ret_rebuilding);
+/* Whether a rebuild of this array is reported slow now. */
+bool perf_monitor_rebuild_is_slow(const PerfMonitor *pm, const char *name);

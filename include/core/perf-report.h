@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The `storpulsectl report` document: per volume, each metric now vs its learned baseline, and
+ * during the last rebuild, as JSON (the daemon's "report" reply and `report --json`):
+ *   { "source": "daemon" | "state-file",
+ *     "volumes": [ { "volume": "md0", "identity": "...", "generation": 2, "learned_runs": 40,
+ *                    "since_realtime_usec": N, "updated_realtime_usec": N,
+ *                    "rebuild_realtime_usec": N | null, "verdict": "ok" | null,
+ *                    "culprit": "sdc" | null, "rebuild_slow": false,
+ *                    "now_source": "last-run" | "last-learned",
+ *                    "metrics": { "seq_bytes_per_sec": { "now": x, "baseline": median,
+ *                                   "mad": m, "n": 32, "reference": r, "during_rebuild": y },
+ *                                 ... } } ] }
+ * Unknown figures are null. From the daemon, "now" is the last probe run and the verdict is the
+ * detector's; from the state file alone, "now" is the newest learned value and there is no
+ * verdict. */
+
+#include <json-c/json.h>
+
+#include "analysis/baseline.h"
+#include "core/inventory.h"
+#include "core/perf-monitor.h"
+
+/* Build the document. pm and inv NULL: from the set alone (a state file; one entry per name,
+ * the most recently updated). only: NULL-terminated names to include, NULL all. Returns 0 and a
+ * new reference, or -ENOMEM. */
+int perf_report_build(const BaselineSet *set, const PerfMonitor *pm, const Inventory *inv,
+                      char *const *only, json_object **ret);

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: MIT */
+/* The performance monitor over fixture inventories (tests/fixtures, captured from a real
+ * kernel): a RAID6 of four members where one member gets +20 ms per read (member-slow in exactly
+ * 2 rounds, then the array's verdict names that member), a RAID1 of two members falling back to
+ * the own baselines, an array in recovery that must not learn (its runs go to "during rebuild"),
+ * a reset, a replaced member starting a new baseline, and a save/load round trip with the report
+ * document built from the daemon state and from the file alone. */
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/baseline-store.h"
+#include "core/perf-monitor.h"
+#include "core/perf-report.h"
+#include "tap.h"
+
+static char root[] = "/tmp/test-perf-monitor.XXXXXX";
+
+typedef struct Log {
+        unsigned n[_PERF_EVENT_TYPE_MAX];
+        unsigned arrays[_PERF_EVENT_TYPE_MAX]; /* events about md volumes */
+        char last_message[256];
+        char last_member[64];
+        char last_array_message[256];
+        PerfEventType last_type;
+} Log;
+
+static void on_event(const PerfEvent *e, void *userdata) {
+        Log *l = userdata;
+
+        l->n[e->type]++;
+        if (e->volume && e->volume->kind == VOLUME_MD) {
+                l->arrays[e->type]++;
+                snprintf(l->last_array_message, sizeof(l->last_array_message), "%s", e->message);
+        }
+        l->last_type = e->type;
+        snprintf(l->last_message, sizeof(l->last_message), "%s", e->message);
+        snprintf(l->last_member, sizeof(l->last_member), "%s", e->member ?: "");
+        tap_diag("event %s: %s", perf_event_type_to_string(e->type), e->message);
+}
+
+static Inventory *scan(const char *scenario) {
+        const char *fixtures = getenv("STORPULSE_FIXTURES");
+        Inventory *inv = NULL;
+        char cmd[1024];
+
+        (void) snprintf(cmd, sizeof(cmd),
+                        "rm -rf '%s/fx' && mkdir '%s/fx' && cp -a '%s/%s/.' '%s/fx/'", root, root,
+                        fixtures ? fixtures : "tests/fixtures", scenario, root);
+        snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " && true");
+        if (system(cmd) != 0) {
+                ok(0, "%s", cmd);
+                exit(1);
+        }
+        snprintf(cmd, sizeof(cmd), "%s/fx", root);
+        if (inventory_new_for_root(cmd, &inv) < 0 || inventory_scan(inv) < 0) {
+                ok(0, "scan %s", scenario);
+                exit(1);
+        }
+        return inv;
+}
+
+/* One round: the array and its members, members at p50_ms each (slow one + add_ms), the array
+ * at the slowest member's latency (a read striped over all members waits for the slowest). */
+static int round_(PerfMonitor *pm, Inventory *inv, const char *array, const char *const *members,
+                  size_t n, const char *slow, double add_ms, unsigned i) {
+        double worst = 0;
+        BaselineSample s;
+
+        for (size_t k = 0; k < n; k++) {
+                const Volume *v = inventory_get(inv, members[k]);
+                double p50 = 0.8 + 0.05 * ((i + k) % 3) +
+                             (slow && strcmp(members[k], slow) == 0 ? add_ms : 0);
+
+                worst = MAX(worst, p50);
+                perf_sample_from_probe(150e6, 1e3 / p50, p50 * 1e6, p50 * 3e6, p50 * 6e6, 2000, &s);
+                ok(v && perf_monitor_feed_probe(pm, v, &s, false, 0) == 0, "feed %s", members[k]);
+        }
+        perf_sample_from_probe(add_ms > 0 ? 150e6 * 0.8 / worst : 400e6, 1e3 / worst, worst * 1e6,
+                               worst * 3e6, worst * 6e6, 2000, &s);
+        (void) perf_monitor_feed_probe(pm, inventory_get(inv, array), &s, false, 0);
+        return perf_monitor_end_round(pm, inv, (usec_t) i * 60 * USEC_PER_SEC,
+                                      1764750000000000 + (usec_t) i * 60 * USEC_PER_SEC);
+}
+
+static void test_raid6_member_slow(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const char *m[] = { "vdc", "vdd", "vde", "vdf" };
+        char id[BASELINE_IDENTITY_MAX];
+        Log log = {};
+        unsigned i;
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        for (i = 0; i < 40; i++)
+                (void) round_(pm, inv, "md1", m, 4, NULL, 0, i);
+        is_int(log.n[PERF_EVENT_MEMBER_SLOW] + log.n[PERF_EVENT_DEGRADED], 0,
+               "healthy rounds: no event");
+        ok(perf_monitor_get_detector(pm, "md1")->state == DETECTOR_OK, "md1 judged ok");
+        perf_volume_identity(inv, inventory_get(inv, "md1"), id);
+        ok(strncmp(id, "id:md-uuid-", 11) == 0 && strstr(id, ":members="), "array identity %s", id);
+
+        (void) round_(pm, inv, "md1", m, 4, "vde", 20, i++);
+        is_int(log.n[PERF_EVENT_MEMBER_SLOW], 0, "one slow round: not yet");
+        (void) round_(pm, inv, "md1", m, 4, "vde", 20, i++);
+        is_int(log.n[PERF_EVENT_MEMBER_SLOW], 1, "two slow rounds: member slow");
+        is_str(log.last_member, "vde", "the slow member");
+        is_int(log.arrays[PERF_EVENT_DEGRADED], 1, "md1 degraded in the same round");
+        is_int(log.n[PERF_EVENT_DEGRADED], 2, "and vde by its own baseline");
+        ok(strstr(log.last_array_message, "md1: performance degraded") == log.last_array_message &&
+                   strstr(log.last_array_message, "member vde is the slow one"),
+           "verdict names the member: %s", log.last_array_message);
+        ok(perf_monitor_get_member(pm, "md1", "vde")->suspect, "vde suspect");
+        for (unsigned k = 0; k < 3; k++)
+                (void) round_(pm, inv, "md1", m, 4, NULL, 0, i++);
+        is_int(log.n[PERF_EVENT_MEMBER_NORMAL], 1, "member normal after 3 good rounds");
+        is_int(log.arrays[PERF_EVENT_RECOVERED], 1, "md1 recovered");
+
+        ok(perf_monitor_reset(pm, inv, "md1", 1) == 1, "reset md1");
+        is_int(perf_monitor_reset(pm, inv, "nope", 1), 0, "no baseline for an unknown name");
+        ok(baseline_set_find(perf_monitor_baselines(pm), id)->generation == 2, "new generation");
+}
+
+static void test_raid1_own_baseline(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid1-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const Volume *md = inventory_get(inv, "md0");
+        const char *m[2];
+        Log log = {};
+        unsigned i;
+
+        ok(md && md->members && md->members[0] && md->members[1], "md0 with two members");
+        m[0] = md->members[0];
+        m[1] = md->members[1];
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        for (i = 0; i < 20; i++)
+                (void) round_(pm, inv, "md0", m, 2, NULL, 0, i);
+        (void) round_(pm, inv, "md0", m, 2, m[1], 20, i++);
+        (void) round_(pm, inv, "md0", m, 2, m[1], 20, i++);
+        is_int(log.n[PERF_EVENT_MEMBER_SLOW], 1, "two members: slow by its own baseline");
+        is_str(log.last_member, m[1], "member named");
+}
+
+static void test_no_learning_in_recovery(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid1-recover");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const char *m[] = { "vda", "vdb" };
+        char id[BASELINE_IDENTITY_MAX];
+        const Baseline *b;
+        BaselineStat st;
+        Log log = {};
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        for (unsigned i = 0; i < 12; i++)
+                (void) round_(pm, inv, "md0", m, 2, NULL, 0, i);
+        perf_volume_identity(inv, inventory_get(inv, "md0"), id);
+        b = baseline_set_find(perf_monitor_baselines(pm), id);
+        ok(b != NULL, "md0 has an entry");
+        baseline_get_stat(b, BASELINE_SEQ_BYTES_PER_SEC, 1, &st);
+        is_int(st.n, 0, "nothing learned during the recovery");
+        baseline_ring_stat(&b->rebuild[BASELINE_SEQ_BYTES_PER_SEC], 1, &st);
+        is_int(st.n, 12, "the runs are kept as during-rebuild figures");
+        perf_volume_identity(inv, inventory_get(inv, "vda"), id);
+        b = baseline_set_find(perf_monitor_baselines(pm), id);
+        ok(b && b->ring[BASELINE_LAT_P50_NS].n == 0,
+           "a member of a rebuilding array learns nothing");
+        is_int(log.n[PERF_EVENT_DEGRADED], 0, "no verdict during a rebuild");
+}
+
+static void test_identity_member_replaced(void) {
+        _cleanup_(inventory_freep) Inventory *a = scan("md-raid1-idle");
+        _cleanup_(inventory_freep) Inventory *b = scan("md-raid1-spare");
+        char ia[BASELINE_IDENTITY_MAX], ib[BASELINE_IDENTITY_MAX];
+        const Volume *va = inventory_get(a, "md0"), *vb = inventory_get(b, "md0");
+
+        ok(va && vb, "both fixtures have md0");
+        if (!va || !vb)
+                return;
+        perf_volume_identity(a, va, ia);
+        perf_volume_identity(b, vb, ib);
+        tap_diag("%s / %s", ia, ib);
+        ok(strcmp(ia, ib) != 0 || (va->members && vb->members && va->members[2] == vb->members[2]),
+           "another member set is another identity");
+}
+
+static void test_persist_and_report(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL, *pm2 = NULL;
+        const char *m[] = { "vdc", "vdd", "vde", "vdf" };
+        json_object *doc = NULL, *vols, *x;
+        char dir[512];
+        int fd;
+
+        snprintf(dir, sizeof(dir), "%s", root);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok(fd >= 0, "state dir");
+        ok(perf_monitor_new(NULL, NULL, NULL, &pm) == 0, "monitor");
+        for (unsigned i = 0; i < 10; i++)
+                (void) round_(pm, inv, "md1", m, 4, NULL, 0, i);
+        is_int(perf_monitor_save(pm, fd, BASELINE_STORE_FILE, false), 1, "saved (dirty)");
+        is_int(perf_monitor_save(pm, fd, BASELINE_STORE_FILE, false), 0, "nothing new to save");
+        ok(perf_monitor_new(NULL, NULL, NULL, &pm2) == 0, "second monitor (restart)");
+        is_int(perf_monitor_load(pm2, fd, BASELINE_STORE_FILE), 0, "loaded");
+        is_int(perf_monitor_baselines(pm2)->n, 5, "md1 and four members");
+
+        ok(perf_report_build(perf_monitor_baselines(pm), pm, inv, NULL, &doc) == 0, "report");
+        ok(json_object_object_get_ex(doc, "volumes", &vols) && json_object_array_length(vols) == 5,
+           "five volumes in the report");
+        x = json_object_array_get_idx(vols, 0);
+        ok(json_object_object_get_ex(x, "verdict", &x) &&
+                   strcmp(json_object_get_string(x), "ok") == 0,
+           "daemon report has the verdict");
+        json_object_put(doc);
+        ok(perf_report_build(perf_monitor_baselines(pm2), NULL, NULL, NULL, &doc) == 0,
+           "report from the state alone");
+        ok(json_object_object_get_ex(doc, "source", &x) &&
+                   strcmp(json_object_get_string(x), "state-file") == 0,
+           "source state-file");
+        tap_diag("%s", json_object_to_json_string_ext(
+                               json_object_array_get_idx(json_object_object_get(doc, "volumes"), 0),
+                               JSON_C_TO_STRING_PLAIN));
+        json_object_put(doc);
+        (void) unlinkat(fd, BASELINE_STORE_FILE, 0);
+        close(fd);
+}
+
+int main(void) {
+        char cmd[600];
+
+        ok(mkdtemp(root) != NULL, "temp root");
+        test_raid6_member_slow();
+        test_raid1_own_baseline();
+        test_no_learning_in_recovery();
+        test_identity_member_replaced();
+        test_persist_and_report();
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        (void) system(cmd);
+        return tap_done();
+}
