@@ -38,6 +38,7 @@ DEFINE_STRING_TABLE_LOOKUP(perf_event_type, PerfEventType, perf_event_type_table
 
 typedef struct PerfVolume {
         char name[BASELINE_NAME_MAX];
+        char identity[BASELINE_IDENTITY_MAX]; /* of the last judged run; "" none */
         Detector det;
         PeerGroup peers; /* arrays and LVs: their members */
         RebuildSlowTracker rs;
@@ -427,6 +428,7 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
         r = baseline_set_get(pm->set, id, v->name, pm->cfg.window, now_real, &b);
         if (r < 0)
                 return;
+        memcpy(p->identity, id, sizeof(p->identity));
         if (r > 0)
                 pm->dirty = true;
 
@@ -739,4 +741,20 @@ bool perf_monitor_rebuild_is_slow(const PerfMonitor *pm, const char *name) {
         const PerfVolume *p = find_vol(pm, name);
 
         return p && p->rs.reported;
+}
+
+const char *perf_monitor_volume_name(const PerfMonitor *pm, size_t i) {
+        return pm && i < pm->n_vols ? pm->vols[i]->name : NULL;
+}
+
+const PeerGroup *perf_monitor_get_group(const PerfMonitor *pm, const char *name) {
+        const PerfVolume *p = find_vol(pm, name);
+
+        return p && p->peers.n > 0 ? &p->peers : NULL;
+}
+
+const Baseline *perf_monitor_get_baseline(const PerfMonitor *pm, const char *name) {
+        const PerfVolume *p = find_vol(pm, name);
+
+        return p && p->identity[0] ? baseline_set_find(pm->set, p->identity) : NULL;
 }

@@ -132,5 +132,11 @@ const PeerMemberState *perf_monitor_get_member(const PerfMonitor *pm, const char
 /* The last round's sample of a volume and whether it was taken during a rebuild; false if none. */
 bool perf_monitor_get_last(const PerfMonitor *pm, const char *name, BaselineSample *ret,
                            bool *ret_rebuilding);
+/* The name of the i-th volume with analysis state (any order), NULL past the end. */
+const char *perf_monitor_volume_name(const PerfMonitor *pm, size_t i);
+/* The peer group of an array or LV (its members' fail-slow state), NULL if none. */
+const PeerGroup *perf_monitor_get_group(const PerfMonitor *pm, const char *name);
+/* The baseline a volume was last judged against, NULL if not judged yet. */
+const Baseline *perf_monitor_get_baseline(const PerfMonitor *pm, const char *name);
 /* Whether a rebuild of this array is reported slow now. */
 bool perf_monitor_rebuild_is_slow(const PerfMonitor *pm, const char *name);
