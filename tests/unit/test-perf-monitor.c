@@ -15,6 +15,9 @@
 #include "core/baseline-store.h"
 #include "core/perf-monitor.h"
 #include "core/perf-report.h"
+#include "report/api.h"
+#include "report/metrics.h"
+#include "report/perf-metrics.h"
 #include "tap.h"
 
 static char root[] = "/tmp/test-perf-monitor.XXXXXX";
@@ -227,6 +230,57 @@ static void test_persist_and_report(void) {
         close(fd);
 }
 
+static void test_metrics(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const char *m[] = { "vdc", "vdd", "vde", "vdf" };
+        ReportExtension ext;
+        ReportInput in = {};
+        ReportBaseline rb;
+        _cleanup_free_ char *text = NULL;
+        char path[600], cmd[800];
+        size_t size;
+        unsigned i;
+        FILE *f;
+
+        ok(perf_monitor_new(NULL, NULL, NULL, &pm) == 0, "monitor");
+        for (i = 0; i < 20; i++)
+                (void) round_(pm, inv, "md1", m, 4, NULL, 0, i);
+        for (; i < 22; i++)
+                (void) round_(pm, inv, "md1", m, 4, "vde", 20, i);
+        perf_report_baseline(pm, "md1", 8, &rb);
+        ok(rb.has && rb.phases[PROBE_PHASE_SEQUENTIAL].has, "report baseline of md1");
+        is_double(rb.phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second, 400e6, 1, "its throughput");
+        ext = perf_report_extension(pm);
+        in = (ReportInput){
+                .inventory = inv,
+                .version = "test",
+                .now_realtime_usec = 1764750000000000,
+                .extensions = &ext,
+                .n_extensions = 1,
+        };
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &text, &size), 0, "render");
+        ok(strstr(text, "storpulse_performance_state{volume=\"md1\",state=\"degraded\"} 1\n") !=
+                   NULL,
+           "md1 degraded series");
+        ok(strstr(text, "storpulse_member_slow{volume=\"md1\",member=\"vde\"} 1\n") != NULL,
+           "vde slow series");
+        ok(strstr(text, "storpulse_member_slow{volume=\"md1\",member=\"vdc\"} 0\n") != NULL,
+           "vdc normal series");
+        ok(strstr(text, "storpulse_member_slow_episodes_total{volume=\"md1\",member=\"vde\"} 1\n"),
+           "episodes counter");
+        ok(strstr(text, "storpulse_performance_ratio{volume=\"md1\",metric=\"lat_p50_ns\"}") !=
+                   NULL,
+           "ratio series");
+        snprintf(path, sizeof(path), "%s/metrics.prom", root);
+        f = fopen(path, "we");
+        ok(f && fwrite(text, 1, size, f) == size, "written");
+        if (f)
+                fclose(f);
+        snprintf(cmd, sizeof(cmd), "promtool check metrics < '%s' >&2", path);
+        is_int(system(cmd), 0, "promtool check metrics is clean");
+}
+
 int main(void) {
         char cmd[600];
 
@@ -236,6 +290,7 @@ int main(void) {
         test_no_learning_in_recovery();
         test_identity_member_replaced();
         test_persist_and_report();
+        test_metrics();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         (void) system(cmd);
         return tap_done();
