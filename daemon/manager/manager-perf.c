@@ -246,6 +246,10 @@ void manager_perf_free(Manager *m) {
         m->perf = NULL;
 }
 
+const PerfMonitor *manager_perf_monitor(const Manager *m) {
+        return m && m->perf ? m->perf->pm : NULL;
+}
+
 int manager_perf_control(Manager *m, const ControlRequest *req, json_object **ret, char *error,
                          size_t error_size) {
         ManagerPerf *p = m->perf;

@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 
+#include "core/perf-monitor.h"
 #include "manager/control-protocol.h"
 #include "manager/manager.h"
 
@@ -46,6 +47,9 @@ void manager_http_free(Manager *m);
  * fed from the publish hook; the baselines persist in the state directory. */
 int manager_perf_setup(Manager *m);
 void manager_perf_free(Manager *m); /* saves the baselines */
+/* The daemon's performance monitor (for the report snapshot: perf_report_baseline(),
+ * perf_report_extension()); NULL before setup. */
+const PerfMonitor *manager_perf_monitor(const Manager *m);
 /* Answer baseline-reset / report: 0 and *ret (a reply member, may stay NULL), or -errno with
  * the message in error. */
 int manager_perf_control(Manager *m, const ControlRequest *req, json_object **ret, char *error,
