@@ -304,7 +304,8 @@ char *detector_event_format(const DetectorEvent *e, char *buf, size_t size) {
         const char *what = e->type == DETECTOR_EVENT_DEGRADED ? "degraded" : "recovered";
 
         if (e->culprit[0])
-                snprintf(who, sizeof(who), "; member %s is the slow one", e->culprit);
+                snprintf(who, sizeof(who), "; member %s %s the slow one", e->culprit,
+                         e->type == DETECTOR_EVENT_DEGRADED ? "is" : "was");
         if (f->metric < 0 || f->metric >= _BASELINE_METRIC_MAX) {
                 snprintf(buf, size, "performance %s: probe failed for %u runs%s", what, e->runs,
                          who);

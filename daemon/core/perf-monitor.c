@@ -357,6 +357,24 @@ static void emit_peer_events(PerfMonitor *pm, const Volume *array, const PeerEve
         }
 }
 
+/* The probe of a member this round: its own, else that of the single device below it (a
+ * profile probing "the disks below" an array probes sda for the member sda1, vdb for a dm-delay
+ * or dm-crypt member over vdb). */
+static PerfVolume *member_probe(PerfMonitor *pm, const Inventory *inv, const char *name) {
+        for (unsigned depth = 0; name && depth < DEPTH_MAX; depth++) {
+                PerfVolume *p = find_vol(pm, name);
+                const Volume *w;
+
+                if (p && p->pending)
+                        return p;
+                w = inventory_get(inv, name);
+                if (!w || !w->members || !w->members[0] || w->members[1])
+                        return NULL;
+                name = w->members[0];
+        }
+        return NULL;
+}
+
 static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, int *count) {
         PeerSample s[PEERS_MAX];
         PeerEvent ev[2 * PEERS_MAX];
@@ -366,7 +384,7 @@ static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, i
         int r;
 
         for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
-                PerfVolume *mp = find_vol(pm, v->members[i]);
+                PerfVolume *mp = member_probe(pm, inv, v->members[i]);
 
                 peer_sample_fill(pm, inv, v->members[i], &s[n]);
                 if (mp && mp->pending && !mp->pending_failed) {
@@ -520,6 +538,16 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
                 if (!pm->vols[i]->pending)
                         continue;
                 w = inventory_get(inv, pm->vols[i]->name);
+                /* up through single-holder devices (a partition, a dm-delay) to the arrays */
+                for (unsigned depth = 0; w && w->holders && w->holders[0] && !w->holders[1] &&
+                                         depth < DEPTH_MAX && !has_peer_group(w);
+                     depth++) {
+                        const Volume *h = inventory_get(inv, w->holders[0]);
+
+                        if (!h || has_peer_group(h))
+                                break;
+                        w = h;
+                }
                 for (size_t k = 0; w && w->holders && w->holders[k]; k++) {
                         const Volume *h = inventory_get(inv, w->holders[k]);
                         PerfVolume *hp;

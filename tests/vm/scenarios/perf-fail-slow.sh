@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: MIT
+# Learned baselines end to end on a real kernel: storpulsed over a RAID1 of three dm-delay
+# members (delay 0), probed through its control socket with a small profile (each
+# `storpulsectl probe --profile bench` is one round: the array and its three members). After
+# BENCH_HEALTHY healthy rounds one member gets +20 ms per read (dm-delay reload): within 2
+# rounds the daemon must report that member slow (peer comparison) and a performance verdict on
+# that layer (the member itself, or the array naming the member), with no event in the healthy
+# phase; the delay removed, the member is normal again. md RAID1 balances reads away from the
+# slow leg, so the array's own figures may stay normal: an array verdict is not required, but one
+# that does not name the member fails. `storpulsectl report` shows now vs baseline. Figures go
+# to $SCRATCH/perf-figures.
+# shellcheck disable=SC2016
+source ../lib.sh
+require_verb report
+DAEMON=$(dirname "$STORPULSECTL")/storpulsed
+[[ -x $DAEMON ]] || fail "no storpulsed beside $STORPULSECTL"
+HEALTHY=${BENCH_HEALTHY:-12}
+modprobe -a dm_delay md_mod raid1
+dm=()
+for i in 1 2 3; do
+        a=$(disk $i)
+        sz=$(blockdev --getsz /dev/$a)
+        run dmsetup create m$i --table "0 $sz delay /dev/$a 0 0"
+done
+udevadm settle --timeout=30
+for i in 1 2 3; do
+        dm+=("$(basename "$(readlink -f /dev/mapper/m$i)")")
+done
+run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=3 \
+        /dev/mapper/m1 /dev/mapper/m2 /dev/mapper/m3 </dev/null
+udevadm settle --timeout=30
+mkdir -p "$SCRATCH/run" "$SCRATCH/state"
+cat >"$SCRATCH/sp.conf" <<CONF
+[Schedule]
+Builtin=no
+[Volumes]
+Name=md0
+[Profile bench]
+SequentialBytes=4M
+SequentialBlockSize=256K
+RandomDuration=0.3s
+RandomDeepQueueDepth=0
+Timeout=30s
+CONF
+"$DAEMON" -c "$SCRATCH/sp.conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
+        >"$SCRATCH/daemon.log" 2>&1 &
+dpid=$!
+export STORPULSE_SOCKET=$SCRATCH/run/control
+wait_until 60 "control socket" test -S "$STORPULSE_SOCKET"
+events() { grep -c "\[$1\]" "$SCRATCH/daemon.log" || true; }
+round() {
+        timeout 120 "$STORPULSECTL" probe --profile bench md0 "${dm[@]}" >/dev/null 2>&1 ||
+                echo "round: probe exit $?"
+}
+log "healthy phase: $HEALTHY rounds"
+for ((i = 1; i <= HEALTHY; i++)); do
+        round
+done
+false_alarms=$(($(events member-slow) + $(events performance-degraded)))
+log "slow member ${dm[1]}: +20 ms per read"
+sz=$(blockdev --getsz /dev/mapper/m2)
+run dmsetup suspend m2
+run dmsetup reload m2 --table "0 $sz delay $(dmsetup table m2 | awk '{print $4}') 0 20"
+run dmsetup resume m2
+slow_after=0 degraded_after=0
+for ((k = 1; k <= 4; k++)); do
+        round
+        ((slow_after == 0 && $(events member-slow) > 0)) && slow_after=$k
+        ((degraded_after == 0 && $(events performance-degraded) > 0)) && degraded_after=$k
+done
+run dmsetup suspend m2
+run dmsetup reload m2 --table "0 $sz delay $(dmsetup table m2 | awk '{print $4}') 0 0"
+run dmsetup resume m2
+for ((k = 1; k <= 4; k++)); do
+        round
+done
+"$STORPULSECTL" report | tee "$SCRATCH/report.txt"
+kill "$dpid"
+wait "$dpid"
+grep -E "\[(member-slow|member-normal|performance-degraded|performance-recovered)\]" "$SCRATCH/daemon.log"
+{
+        echo "healthy rounds: $HEALTHY, false alarms: $false_alarms"
+        echo "member +20 ms: member-slow after $slow_after rounds, performance-degraded after $degraded_after rounds"
+        echo "member normal again: $(events member-normal), array recovered: $(events performance-recovered)"
+} | tee "$SCRATCH/perf-figures"
+((false_alarms == 0)) || fail "$false_alarms events in the healthy phase"
+((slow_after >= 1 && slow_after <= 2)) || fail "member-slow after $slow_after rounds (want 1..2)"
+grep -q "\[member-slow\]" "$SCRATCH/daemon.log" && grep "\[member-slow\]" "$SCRATCH/daemon.log" |
+        grep -q "member ${dm[1]} slow" || fail "member-slow does not name ${dm[1]}"
+((degraded_after >= 1 && degraded_after <= 2)) || fail "performance-degraded after $degraded_after rounds"
+grep "\[performance-degraded\]" "$SCRATCH/daemon.log" |
+        grep -qE "^${dm[1]}: performance degraded|member ${dm[1]} is the slow one" ||
+        fail "no performance verdict on the layer of ${dm[1]}"
+if grep "\[performance-degraded\]" "$SCRATCH/daemon.log" | grep "^md0: " | grep -vq "member ${dm[1]}"; then
+        fail "md0 judged degraded without naming the slow member"
+fi
+(($(events member-normal) >= 1)) || fail "no member-normal after the delay was removed"
+grep -q "baseline" "$SCRATCH/report.txt" || fail "report has no baseline row"
