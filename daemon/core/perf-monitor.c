@@ -45,6 +45,7 @@ typedef struct PerfVolume {
         HwRebuildHint hw;
         /* the round */
         bool pending, pending_failed, round_done;
+        char pending_profile[32];
         BaselineSample pending_sample;
         usec_t pending_start_usec;
         /* the last judged run */
@@ -200,6 +201,22 @@ void perf_volume_identity(const Inventory *inv, const Volume *v,
                                   v->size_bytes, n > 0 ? mids : NULL, n, ret);
 }
 
+void perf_baseline_key(const char *identity, const char *profile,
+                       char ret[static BASELINE_IDENTITY_MAX]) {
+        if (profile && *profile)
+                (void) snprintf(ret, BASELINE_IDENTITY_MAX, "%s|%s", profile, identity);
+        else
+                (void) snprintf(ret, BASELINE_IDENTITY_MAX, "%s", identity);
+}
+
+const char *perf_baseline_key_split(const char *key, char *ret_profile, size_t size) {
+        const char *bar = strchr(key, '|');
+
+        if (ret_profile && size > 0)
+                (void) snprintf(ret_profile, size, "%.*s", bar ? (int) (bar - key) : 0, key);
+        return bar ? bar + 1 : key;
+}
+
 void perf_sample_from_probe(double seq, double iops, double p50, double p99, double max, double cpu,
                             BaselineSample *ret) {
         baseline_sample_init(ret);
@@ -212,7 +229,7 @@ void perf_sample_from_probe(double seq, double iops, double p50, double p99, dou
 }
 
 int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSample *s,
-                            bool probe_failed, usec_t start_usec) {
+                            bool probe_failed, usec_t start_usec, const char *profile) {
         PerfVolume *p;
 
         if (!pm || !v || !v->name || !s)
@@ -224,6 +241,7 @@ int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSamp
         p->pending_failed = probe_failed;
         p->pending_sample = *s;
         p->pending_start_usec = start_usec;
+        (void) snprintf(p->pending_profile, sizeof(p->pending_profile), "%s", profile ?: "");
         return 0;
 }
 
@@ -306,16 +324,17 @@ static void emit(PerfMonitor *pm, PerfEvent *e, int *count) {
 }
 
 static void peer_sample_fill(PerfMonitor *pm, const Inventory *inv, const char *name,
-                             PeerSample *s) {
+                             const char *profile, PeerSample *s) {
         const Volume *w = inventory_get(inv, name);
-        char id[BASELINE_IDENTITY_MAX];
+        char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
         Baseline *b;
 
         peer_sample_init(s, name);
         if (!w)
                 return;
         perf_volume_identity(inv, w, id);
-        b = baseline_set_find(pm->set, id);
+        perf_baseline_key(id, profile, key);
+        b = baseline_set_find(pm->set, key);
         if (b) {
                 BaselineStat st;
 
@@ -386,7 +405,10 @@ static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, i
         for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
                 PerfVolume *mp = member_probe(pm, inv, v->members[i]);
 
-                peer_sample_fill(pm, inv, v->members[i], &s[n]);
+                /* the own baseline of the device that was probed, under its profile */
+                peer_sample_fill(pm, inv, mp ? mp->name : v->members[i],
+                                 mp ? mp->pending_profile : NULL, &s[n]);
+                s[n].name = v->members[i];
                 if (mp && mp->pending && !mp->pending_failed) {
                         double p50 = mp->pending_sample.v[BASELINE_LAT_P50_NS];
 
@@ -436,17 +458,18 @@ static double util_before(const PerfVolume *p) {
 static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Volume *v,
                   usec_t now_usec, usec_t now_real, int *count) {
         const DetectorConfig *dc = &pm->cfg.detector;
-        char id[BASELINE_IDENTITY_MAX];
+        char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
         BaselineConditions c = {};
         DetectorEvent de;
         Baseline *b;
         int r;
 
         perf_volume_identity(inv, v, id);
-        r = baseline_set_get(pm->set, id, v->name, pm->cfg.window, now_real, &b);
+        perf_baseline_key(id, p->pending_profile, key);
+        r = baseline_set_get(pm->set, key, v->name, pm->cfg.window, now_real, &b);
         if (r < 0)
                 return;
-        memcpy(p->identity, id, sizeof(p->identity));
+        memcpy(p->identity, key, sizeof(p->identity));
         if (r > 0)
                 pm->dirty = true;
 
@@ -715,28 +738,34 @@ int perf_monitor_tick(PerfMonitor *pm, const Inventory *inv, const MdMonitor *mo
 }
 
 int perf_monitor_reset(PerfMonitor *pm, const Inventory *inv, const char *name, usec_t now_real) {
-        char id[BASELINE_IDENTITY_MAX];
+        char id[BASELINE_IDENTITY_MAX] = "";
         const Volume *v;
         PerfVolume *p;
-        Baseline *b = NULL;
+        int n = 0;
 
         if (!pm || !name)
                 return -EINVAL;
         v = inv ? inventory_get(inv, name) : NULL;
-        if (v) {
+        if (v)
                 perf_volume_identity(inv, v, id);
-                b = baseline_set_find(pm->set, id);
+        /* every profile's baseline of this device; without the device, by its last name */
+        for (size_t i = 0; i < pm->set->n; i++) {
+                Baseline *b = &pm->set->items[i];
+                bool match = id[0] ? streq_ptr(perf_baseline_key_split(b->identity, NULL, 0), id)
+                                   : strncmp(b->name, name, sizeof(b->name) - 1) == 0;
+
+                if (!match)
+                        continue;
+                baseline_reset(b, now_real);
+                n++;
         }
-        if (!b)
-                b = baseline_set_find_name(pm->set, name);
-        if (!b)
+        if (n == 0)
                 return 0;
-        baseline_reset(b, now_real);
         p = find_vol(pm, name);
         if (p)
                 detector_init(&p->det);
         pm->dirty = true;
-        return 1;
+        return n;
 }
 
 const Detector *perf_monitor_get_detector(const PerfMonitor *pm, const char *name) {

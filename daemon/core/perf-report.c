@@ -20,6 +20,24 @@ static bool wanted(char *const *only, const char *name) {
         return false;
 }
 
+/* Another entry of the same name and profile was updated later (the name moved to another
+ * device): only the newest is reported from a state file. */
+static bool superseded(const BaselineSet *set, const Baseline *b) {
+        char pb[64], po[64];
+
+        (void) perf_baseline_key_split(b->identity, pb, sizeof(pb));
+        for (size_t i = 0; i < set->n; i++) {
+                const Baseline *o = &set->items[i];
+
+                if (o == b || strcmp(o->name, b->name) != 0)
+                        continue;
+                (void) perf_baseline_key_split(o->identity, po, sizeof(po));
+                if (strcmp(pb, po) == 0 && o->updated_realtime_usec > b->updated_realtime_usec)
+                        return true;
+        }
+        return false;
+}
+
 static double newest(const BaselineRing *r) {
         if (r->n == 0)
                 return NAN;
@@ -38,8 +56,12 @@ static int entry_to_json(const Baseline *b, const char *name, const PerfMonitor 
                 json_object_put(ms);
                 return -ENOMEM;
         }
+        char profile[64];
+        const char *identity = perf_baseline_key_split(b->identity, profile, sizeof(profile));
+
         json_object_object_add(o, "volume", json_object_new_string(name));
-        json_object_object_add(o, "identity", json_object_new_string(b->identity));
+        json_object_object_add(o, "profile", profile[0] ? json_object_new_string(profile) : NULL);
+        json_object_object_add(o, "identity", json_object_new_string(identity));
         json_object_object_add(o, "generation", json_object_new_uint64(b->generation));
         json_object_object_add(o, "learned_runs", json_object_new_uint64(b->learned_runs));
         json_object_object_add(o, "since_realtime_usec",
@@ -104,29 +126,31 @@ int perf_report_build(const BaselineSet *set, const PerfMonitor *pm, const Inven
 
                 INVENTORY_FOREACH(v, inv) {
                         char id[BASELINE_IDENTITY_MAX];
-                        const Baseline *b;
-                        json_object *e;
 
                         if (v->hidden || !wanted(only, v->name))
                                 continue;
                         perf_volume_identity(inv, v, id);
-                        b = baseline_set_find(set, id);
-                        if (!b)
-                                continue;
-                        r = entry_to_json(b, v->name, pm, &e);
-                        if (r < 0) {
-                                json_object_put(doc);
-                                return r;
+                        /* one entry per profile the device was probed with */
+                        for (size_t i = 0; set && i < set->n; i++) {
+                                const Baseline *b = &set->items[i];
+                                json_object *e;
+
+                                if (strcmp(perf_baseline_key_split(b->identity, NULL, 0), id) != 0)
+                                        continue;
+                                r = entry_to_json(b, v->name, pm, &e);
+                                if (r < 0) {
+                                        json_object_put(doc);
+                                        return r;
+                                }
+                                json_object_array_add(a, e);
                         }
-                        json_object_array_add(a, e);
                 }
         } else
                 for (size_t i = 0; set && i < set->n; i++) {
                         const Baseline *b = &set->items[i];
                         json_object *e;
 
-                        if (!b->name[0] || !wanted(only, b->name) ||
-                            baseline_set_find_name(set, b->name) != b)
+                        if (!b->name[0] || !wanted(only, b->name) || superseded(set, b))
                                 continue;
                         r = entry_to_json(b, b->name, pm, &e);
                         if (r < 0) {

@@ -202,8 +202,10 @@ static void print_table(FILE *f, json_object *doc) {
                 const char *culprit =
                         (x = jget(v, "culprit", NULL)) ? json_object_get_string(x) : NULL;
 
-                fprintf(f, "%s%s\n", i > 0 ? "\n" : "",
-                        json_object_get_string(jget(v, "volume", NULL)));
+                x = jget(v, "profile", NULL);
+                fprintf(f, "%s%s%s%s%s\n", i > 0 ? "\n" : "",
+                        json_object_get_string(jget(v, "volume", NULL)), x ? " (profile " : "",
+                        x ? json_object_get_string(x) : "", x ? ")" : "");
                 fprintf(f, "  %-16s%10s%10s%10s%10s%10s%10s\n", "", "SEQ MB/s", "RAND IOPS",
                         "P50 ms", "P99 ms", "MAX ms", "CPU ms");
                 if (verdict)

@@ -137,7 +137,8 @@ static void pick_up_results(ManagerPerf *p) {
                 failed = s->status != PROBE_RUNNER_DONE || s->state != PROBE_STATE_OK ||
                          s->errors > 0;
                 if (perf_monitor_feed_probe(p->pm, r->volume, &x, failed,
-                                            now(CLOCK_MONOTONIC) - s->duration_usec) >= 0)
+                                            now(CLOCK_MONOTONIC) - s->duration_usec,
+                                            s->profile) >= 0)
                         p->pending = true;
                 seen->n_probes = r->n_probes;
                 seen->cpu_usec = r->cpu_usec;

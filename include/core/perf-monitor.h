@@ -14,7 +14,9 @@
  * members and arrays: passive await goes into the peer comparison, the arrays' own (foreground)
  * rates into the slow-rebuild check, utilization into the next round's judgement.
  *
- * Baselines are keyed by device identity (perf_volume_identity()): WWN is not in the inventory
+ * Baselines are keyed by probe profile and device identity (perf_baseline_key(): "quick|serial:X"),
+ * since a deep and a quick profile read different figures from the same device. Identities
+ * (perf_volume_identity()): WWN is not in the inventory
  * today, so disks go by serial (else dev_t + size), md arrays by their UUID, dm devices by their
  * dm uuid, each array with the identities of its members, so a replaced member starts a new
  * baseline. The set is persisted through core/baseline-store by the owner (perf_monitor_load(),
@@ -97,6 +99,14 @@ const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) _pure_;
 void perf_volume_identity(const Inventory *inv, const Volume *v,
                           char ret[static BASELINE_IDENTITY_MAX]);
 
+/* The key of a baseline: "PROFILE|IDENTITY", or IDENTITY alone without a profile (truncated to
+ * BASELINE_IDENTITY_MAX - 1). */
+void perf_baseline_key(const char *identity, const char *profile,
+                       char ret[static BASELINE_IDENTITY_MAX]);
+/* The identity part of a key (after the first '|'), and its profile into ret_profile (size
+ * bytes; "" none). */
+const char *perf_baseline_key_split(const char *key, char *ret_profile, size_t size);
+
 /* Fill a sample from probe figures: sequential bytes/s, random IOPS and latency quantiles (ns),
  * CPU µs; pass NAN (or 0 for rates) for what did not run. */
 void perf_sample_from_probe(double seq_bytes_per_sec, double rand_iops, double p50_ns,
@@ -104,9 +114,9 @@ void perf_sample_from_probe(double seq_bytes_per_sec, double rand_iops, double p
 
 /* Store volume v's probe result for the current round. probe_failed: I/O errors or stalled.
  * start_usec: when the probe started (CLOCK_MONOTONIC; picks the utilization measured before
- * it). Returns 0 or -ENOMEM. */
+ * it). profile: the probe profile's name (NULL: none). Returns 0 or -ENOMEM. */
 int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSample *s,
-                            bool probe_failed, usec_t start_usec);
+                            bool probe_failed, usec_t start_usec, const char *profile);
 
 /* End the round: peers, verdicts, learning (see above); events go to the handler. now_usec
  * CLOCK_MONOTONIC, now_realtime_usec CLOCK_REALTIME. Returns the number of events or -errno. */
@@ -119,8 +129,8 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
 int perf_monitor_tick(PerfMonitor *pm, const Inventory *inv, const MdMonitor *mon, usec_t now_usec,
                       usec_t now_realtime_usec);
 
-/* Forget what the baseline of the volume named `name` learned (the admin's reset). Returns 1
- * if a baseline was reset, 0 if the volume has none, -EINVAL. */
+/* Forget what the baselines of the volume named `name` learned, for every profile (the admin's
+ * reset). Returns the number of baselines reset (0: the volume has none), -EINVAL. */
 int perf_monitor_reset(PerfMonitor *pm, const Inventory *inv, const char *name,
                        usec_t now_realtime_usec);
 

@@ -4,7 +4,8 @@
 /* The `storpulsectl report` document: per volume, each metric now vs its learned baseline, and
  * during the last rebuild, as JSON (the daemon's "report" reply and `report --json`):
  *   { "source": "daemon" | "state-file",
- *     "volumes": [ { "volume": "md0", "identity": "...", "generation": 2, "learned_runs": 40,
+ *     "volumes": [ { "volume": "md0", "profile": "quick", "identity": "...", "generation": 2,
+ *                    "learned_runs": 40,
  *                    "since_realtime_usec": N, "updated_realtime_usec": N,
  *                    "rebuild_realtime_usec": N | null, "verdict": "ok" | null,
  *                    "culprit": "sdc" | null, "rebuild_slow": false,
@@ -12,9 +13,9 @@
  *                    "metrics": { "seq_bytes_per_sec": { "now": x, "baseline": median,
  *                                   "mad": m, "n": 32, "reference": r, "during_rebuild": y },
  *                                 ... } } ] }
- * Unknown figures are null. From the daemon, "now" is the last probe run and the verdict is the
- * detector's; from the state file alone, "now" is the newest learned value and there is no
- * verdict. */
+ * One entry per volume and probe profile. Unknown figures are null. From the daemon, "now" is the
+ * last probe run and the verdict is the detector's; from the state file alone, "now" is the newest
+ * learned value and there is no verdict. */
 
 #include <json-c/json.h>
 

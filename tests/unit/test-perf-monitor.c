@@ -80,13 +80,23 @@ static int round_(PerfMonitor *pm, Inventory *inv, const char *array, const char
 
                 worst = MAX(worst, p50);
                 perf_sample_from_probe(150e6, 1e3 / p50, p50 * 1e6, p50 * 3e6, p50 * 6e6, 2000, &s);
-                ok(v && perf_monitor_feed_probe(pm, v, &s, false, 0) == 0, "feed %s", members[k]);
+                ok(v && perf_monitor_feed_probe(pm, v, &s, false, 0, "quick") == 0, "feed %s",
+                   members[k]);
         }
         perf_sample_from_probe(add_ms > 0 ? 150e6 * 0.8 / worst : 400e6, 1e3 / worst, worst * 1e6,
                                worst * 3e6, worst * 6e6, 2000, &s);
-        (void) perf_monitor_feed_probe(pm, inventory_get(inv, array), &s, false, 0);
+        (void) perf_monitor_feed_probe(pm, inventory_get(inv, array), &s, false, 0, "quick");
         return perf_monitor_end_round(pm, inv, (usec_t) i * 60 * USEC_PER_SEC,
                                       1764750000000000 + (usec_t) i * 60 * USEC_PER_SEC);
+}
+
+static const Baseline *find(const PerfMonitor *pm, const Inventory *inv, const char *name,
+                            const char *profile) {
+        char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
+
+        perf_volume_identity(inv, inventory_get(inv, name), id);
+        perf_baseline_key(id, profile, key);
+        return baseline_set_find(perf_monitor_baselines(pm), key);
 }
 
 static void test_raid6_member_slow(void) {
@@ -124,7 +134,26 @@ static void test_raid6_member_slow(void) {
 
         ok(perf_monitor_reset(pm, inv, "md1", 1) == 1, "reset md1");
         is_int(perf_monitor_reset(pm, inv, "nope", 1), 0, "no baseline for an unknown name");
-        ok(baseline_set_find(perf_monitor_baselines(pm), id)->generation == 2, "new generation");
+        ok(find(pm, inv, "md1", "quick")->generation == 2, "new generation");
+
+        /* Another profile reads other figures: its own baseline, no verdict from the first. */
+        BaselineSample deep;
+        char prof[32];
+
+        perf_sample_from_probe(40e6, 100, 9e6, 30e6, 60e6, 9000, &deep);
+        for (unsigned k = 0; k < 3; k++) {
+                ok(perf_monitor_feed_probe(pm, inventory_get(inv, "md1"), &deep, false, 0,
+                                           "deep") == 0,
+                   "feed deep");
+                (void) perf_monitor_end_round(pm, inv, (usec_t) (i + k) * 60 * USEC_PER_SEC,
+                                              1764750000000000);
+        }
+        ok(find(pm, inv, "md1", "deep") != NULL, "deep has its own baseline");
+        is_int(log.arrays[PERF_EVENT_DEGRADED], 1, "a slower profile is no degradation");
+        is_str(perf_baseline_key_split(find(pm, inv, "md1", "deep")->identity, prof, sizeof(prof)),
+               id, "key splits back to the identity");
+        is_str(prof, "deep", "and the profile");
+        is_int(perf_monitor_reset(pm, inv, "md1", 2), 2, "reset covers both profiles");
 }
 
 static void test_raid1_own_baseline(void) {
@@ -151,7 +180,6 @@ static void test_no_learning_in_recovery(void) {
         _cleanup_(inventory_freep) Inventory *inv = scan("md-raid1-recover");
         _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
         const char *m[] = { "vda", "vdb" };
-        char id[BASELINE_IDENTITY_MAX];
         const Baseline *b;
         BaselineStat st;
         Log log = {};
@@ -159,15 +187,13 @@ static void test_no_learning_in_recovery(void) {
         ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
         for (unsigned i = 0; i < 12; i++)
                 (void) round_(pm, inv, "md0", m, 2, NULL, 0, i);
-        perf_volume_identity(inv, inventory_get(inv, "md0"), id);
-        b = baseline_set_find(perf_monitor_baselines(pm), id);
+        b = find(pm, inv, "md0", "quick");
         ok(b != NULL, "md0 has an entry");
         baseline_get_stat(b, BASELINE_SEQ_BYTES_PER_SEC, 1, &st);
         is_int(st.n, 0, "nothing learned during the recovery");
         baseline_ring_stat(&b->rebuild[BASELINE_SEQ_BYTES_PER_SEC], 1, &st);
         is_int(st.n, 12, "the runs are kept as during-rebuild figures");
-        perf_volume_identity(inv, inventory_get(inv, "vda"), id);
-        b = baseline_set_find(perf_monitor_baselines(pm), id);
+        b = find(pm, inv, "vda", "quick");
         ok(b && b->ring[BASELINE_LAT_P50_NS].n == 0,
            "a member of a rebuilding array learns nothing");
         is_int(log.n[PERF_EVENT_DEGRADED], 0, "no verdict during a rebuild");
