@@ -810,6 +810,10 @@ const PeerGroup *perf_monitor_get_group(const PerfMonitor *pm, const char *name)
         return p && p->peers.n > 0 ? &p->peers : NULL;
 }
 
+const PerfMonitorConfig *perf_monitor_get_config(const PerfMonitor *pm) {
+        return &pm->cfg;
+}
+
 const Baseline *perf_monitor_get_baseline(const PerfMonitor *pm, const char *name) {
         const PerfVolume *p = find_vol(pm, name);
 

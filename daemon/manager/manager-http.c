@@ -15,6 +15,7 @@
 #include "basic/sysfs.h"
 #include "config.h"
 #include "manager/manager-internal.h"
+#include "report/perf-metrics.h"
 #include "report/report.h"
 #include "report/snapshot.h"
 
@@ -61,13 +62,17 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
         _cleanup_free_ ReportProbe *probes = NULL;
         _cleanup_free_ ReportSample *samples = NULL;
         _cleanup_free_ ReportEvent *events = NULL;
+        _cleanup_free_ ReportBaseline *baselines = NULL;
+        const PerfMonitor *pm = manager_perf_monitor(m);
+        ReportExtension ext = perf_report_extension(pm);
         usec_t now_rt = now(CLOCK_REALTIME), now_mono = now(CLOCK_MONOTONIC);
         ReportInput in;
 
         probes = calloc(m->n_volumes + 1, sizeof(*probes));
         samples = calloc(m->n_volumes * MANAGER_HISTORY_MAX + 1, sizeof(*samples));
         events = calloc(m->n_events + 1, sizeof(*events));
-        if (!probes || !samples || !events)
+        baselines = calloc(m->n_volumes + 1, sizeof(*baselines));
+        if (!probes || !samples || !events || !baselines)
                 return -ENOMEM;
 
         for (size_t i = 0; i < m->n_volumes; i++) {
@@ -88,6 +93,13 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
                         .device_usec = r->device_usec,
                 };
                 memcpy(p->skips, r->skips, sizeof(p->skips));
+                if (pm) {
+                        perf_report_baseline(pm, r->name,
+                                             perf_monitor_get_config(pm)->detector.min_samples,
+                                             &baselines[i]);
+                        if (baselines[i].has)
+                                p->baseline = &baselines[i];
+                }
                 /* the history oldest first */
                 for (size_t k = 0; k < r->n_history; k++)
                         sample_convert(manager_volume_get_sample(r, r->n_history - 1 - k), &h[k]);
@@ -128,6 +140,9 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
                                                : 0,
                 .next_probe_realtime_usec = m->next_probe_usec,
                 .render_duration_usec = m->http_render_usec,
+                /* the learned baselines' series and JSON (report/perf-metrics.h) */
+                .extensions = pm ? &ext : NULL,
+                .n_extensions = pm ? 1 : 0,
         };
         return snapshot_build(&in, ++m->http_generation, ret);
 }

@@ -146,6 +146,8 @@ bool perf_monitor_get_last(const PerfMonitor *pm, const char *name, BaselineSamp
 const char *perf_monitor_volume_name(const PerfMonitor *pm, size_t i);
 /* The peer group of an array or LV (its members' fail-slow state), NULL if none. */
 const PeerGroup *perf_monitor_get_group(const PerfMonitor *pm, const char *name);
+/* The configuration the monitor runs with. */
+const PerfMonitorConfig *perf_monitor_get_config(const PerfMonitor *pm) _pure_;
 /* The baseline a volume was last judged against, NULL if not judged yet. */
 const Baseline *perf_monitor_get_baseline(const PerfMonitor *pm, const char *name);
 /* Whether a rebuild of this array is reported slow now. */

@@ -30,6 +30,7 @@ run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid
         /dev/mapper/m1 /dev/mapper/m2 /dev/mapper/m3 </dev/null
 udevadm settle --timeout=30
 mkdir -p "$SCRATCH/run" "$SCRATCH/state"
+ip link set lo up # the script-mode guest brings up no network; /metrics is on loopback
 cat >"$SCRATCH/sp.conf" <<CONF
 [Schedule]
 Builtin=no
@@ -42,7 +43,8 @@ RandomDuration=0.3s
 RandomDeepQueueDepth=0
 Timeout=30s
 CONF
-"$DAEMON" -c "$SCRATCH/sp.conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
+"$DAEMON" -c "$SCRATCH/sp.conf" --listen 127.0.0.1:19977 --runtime-dir "$SCRATCH/run" \
+        --state-dir "$SCRATCH/state" \
         >"$SCRATCH/daemon.log" 2>&1 &
 dpid=$!
 export STORPULSE_SOCKET=$SCRATCH/run/control
@@ -76,6 +78,17 @@ for ((k = 1; k <= 4; k++)); do
         ((slow_after == 0 && $(events member-slow) > 0)) && slow_after=$k
         ((degraded_after == 0 && $(verdicts "${dm[1]}") > verdicts_before)) && degraded_after=$k
 done
+# The same verdicts on /metrics, as Prometheus scrapes them (the snapshot is rebuilt on publish)
+curl -sf http://127.0.0.1:19977/metrics >"$SCRATCH/metrics.txt" || fail "no /metrics from storpulsed"
+if command -v promtool >/dev/null; then
+        promtool check metrics <"$SCRATCH/metrics.txt" || fail "promtool check metrics complains"
+fi
+grep -E "^storpulse_member_slow\{.*member=\"${dm[1]}\".*\} 1$" "$SCRATCH/metrics.txt" ||
+        fail "/metrics has no storpulse_member_slow 1 for ${dm[1]}"
+grep -E "^storpulse_baseline_read_bytes_per_second\{.*volume=\"md0\".*\} [0-9.e+]+$" \
+        "$SCRATCH/metrics.txt" || fail "/metrics has no learned baseline for md0"
+grep -E "^storpulse_performance_state\{.*volume=\"md0\"" "$SCRATCH/metrics.txt" ||
+        fail "/metrics has no storpulse_performance_state for md0"
 run dmsetup suspend m2
 run dmsetup reload m2 --table "0 $sz delay $(dmsetup table m2 | awk '{print $4}') 0 0"
 run dmsetup resume m2
