@@ -730,7 +730,7 @@ int inventory_to_json(const Inventory *inv, json_object **ret) {
         for (size_t i = 0; i < inv->n_volumes; i++) {
                 json_object *o;
 
-                if (inv->volumes[i]->hidden)
+                if (!volume_is_listed(inv->volumes[i]))
                         continue;
                 if (volume_to_json(inv->volumes[i], &o) < 0)
                         goto out_nomem;

@@ -214,15 +214,8 @@ static bool disk_shows_partitions(const Inventory *inv, const Volume *v) {
         return true;
 }
 
-/* Unbound loop devices (size 0, nothing on them) are not volumes: lsblk leaves them out, and so
- * do both outputs here (they would read "ok"). */
-static bool volume_is_unbound_loop(const Volume *v) {
-        return v->size_bytes == 0 && !v->size_unknown && v->transport &&
-               strcmp(v->transport, "loop") == 0 && strv_length(v->holders) == 0;
-}
-
 static bool display_top_level(const Inventory *inv, const Volume *v) {
-        if (v->hidden || volume_is_unbound_loop(v))
+        if (!volume_is_listed(v))
                 return false;
         if (v->kind == VOLUME_PARTITION && strv_length(v->holders) == 0 &&
             disk_shows_partitions(inv, inventory_get(inv, v->parent)))
@@ -459,20 +452,6 @@ static int help(void) {
         return 0;
 }
 
-/* Drop the unbound loop devices from the --json array (see volume_is_unbound_loop()). */
-static void json_drop_unbound_loops(const Inventory *inv, json_object *a) {
-        for (size_t i = json_object_array_length(a); i > 0; i--) {
-                json_object *o = json_object_array_get_idx(a, i - 1), *name;
-                const Volume *v;
-
-                if (!json_object_object_get_ex(o, "name", &name))
-                        continue;
-                v = inventory_get(inv, json_object_get_string(name));
-                if (v && volume_is_unbound_loop(v))
-                        (void) json_object_array_del_idx(a, i - 1, 1);
-        }
-}
-
 static void warn_unknown_sizes(const Inventory *inv) {
         const Volume *v;
 
@@ -561,7 +540,6 @@ int ctl_volumes_main(int argc, char **argv) {
                         log_error_errno(r, "failed to build the JSON: %m");
                         return 3;
                 }
-                json_drop_unbound_loops(inv, a);
                 r = ctl_json_print(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                                               JSON_C_TO_STRING_NOSLASHESCAPE);
                 json_object_put(a);

@@ -278,7 +278,7 @@ static void do_status(Client *cl) {
                 return;
         }
         INVENTORY_FOREACH(v, m->inventory)
-        if (!v->hidden)
+        if (volume_is_listed(v))
                 n_visible++;
         (void) manager_status_line(m, line, sizeof(line));
         json_object_object_add(o, "version", json_object_new_string(PACKAGE_VERSION));
@@ -320,7 +320,7 @@ static void do_volumes(Client *cl) {
                 struct json_object *j = NULL;
                 const ManagerVolume *r;
 
-                if (v->hidden || volume_to_json(v, &j) < 0)
+                if (!volume_is_listed(v) || volume_to_json(v, &j) < 0)
                         continue;
                 r = manager_get_volume(m, v->name);
                 json_object_object_add(

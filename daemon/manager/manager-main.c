@@ -20,13 +20,14 @@ static int help(void) {
                "                        FILE.d/*.conf are read after it)\n"
                "     --root DIR         read sys/ and proc/ below DIR (tests)\n"
                "     --runtime-dir DIR  control socket directory (default $RUNTIME_DIRECTORY\n"
-               "                        or /run/storpulse)\n"
+               "                        or %s)\n"
                "     --state-dir DIR    state directory (default $STATE_DIRECTORY or\n"
-               "                        /var/lib/storpulse)\n"
+               "                        %s)\n"
                "  -l --listen ADDR:PORT  serve HTTP there instead of [HTTP] Listen= (repeatable;\n"
                "                        127.0.0.1:%d, [::1]:%d, *:%d = every address)\n"
                "     --check-config     load the configuration, report errors, exit\n",
-               SYSCONFDIR, HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT);
+               SYSCONFDIR, PKGRUNDIR, PKGSTATEDIR, HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT,
+               HTTP_DEFAULT_PORT);
         return 0;
 }
 

@@ -53,7 +53,7 @@ int manager_status_line(const Manager *m, char *buf, size_t size) {
         Volume *v;
 
         INVENTORY_FOREACH(v, m->inventory)
-        if (!v->hidden)
+        if (volume_is_listed(v))
                 n_visible++;
         if (m->run)
                 (void) snprintf(next, sizeof(next), "running");

@@ -122,6 +122,13 @@ static bool member_state_is_bad(const char *state) {
         return false;
 }
 
+bool volume_is_listed(const Volume *v) {
+        bool unbound_loop = v->size_bytes == 0 && !v->size_unknown && v->transport &&
+                            strcmp(v->transport, "loop") == 0 && strv_length(v->holders) == 0;
+
+        return !v->hidden && !unbound_loop;
+}
+
 bool volume_has_problem(const Volume *v) {
         if (!v)
                 return false;

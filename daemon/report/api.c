@@ -210,7 +210,7 @@ int api_history_json(const ReportInput *in, json_object **ret) {
                 const ReportProbe *p;
                 json_object *j, *samples, *b = NULL;
 
-                if (v->hidden)
+                if (!volume_is_listed(v))
                         continue;
                 p = report_input_get_probe(in, v->name);
                 j = json_object_new_object();

@@ -740,7 +740,7 @@ int metrics_render(const ReportInput *in, MetricsFormat f, char **ret, size_t *r
                 ReportProbe key = { .volume = v->name };
                 const ReportProbe *kp = &key, **hit;
 
-                if (v->hidden)
+                if (!volume_is_listed(v))
                         continue;
                 hit = n_sorted ? bsearch(&kp, sorted, n_sorted, sizeof(*sorted), cmp_probe) : NULL;
                 probes[c.n] = hit ? *hit : NULL;

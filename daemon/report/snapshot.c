@@ -180,6 +180,9 @@ int snapshot_build(const ReportInput *in, uint64_t generation, Snapshot **ret) {
                 NamedBody *nb = &s->volumes[s->n_volumes];
                 json_object *o = NULL;
 
+                if (!volume_is_listed(v))
+                        continue;
+
                 nb->name = strdup(v->name);
                 if (!nb->name)
                         return -ENOMEM;

@@ -156,6 +156,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Volume *, volume_free);
 /* True if the volume is an array (md, or an LV/dm device with a dm "raid" target). */
 bool volume_is_array(const Volume *v) _pure_;
 
+/* True if the volume is listed in every output (volumes, status, /metrics, /api): not a hidden
+ * sub-LV, and not an unbound loop device (size 0, nothing on it: lsblk leaves those out, and
+ * they would read "ok"). */
+bool volume_is_listed(const Volume *v) _pure_;
+
 /* True if this volume itself shows a problem: health degraded/failed, a faulty array member, or
  * the `slow` flag. */
 bool volume_has_problem(const Volume *v) _pure_;

@@ -59,14 +59,25 @@ RandomDuration=20s
 Timeout=4s
 EOF
 # the build tree is read-only in the guest, and so is ProtectSystem=strict's view of it
+# PrivateTmp= would hide a build tree below /tmp (CI clones anywhere): bind it back in,
+# read-only (systemd mounts the private /tmp first, then the deeper bind)
 cat >/etc/systemd/system/storpulsed.service.d/test.conf <<EOF
 [Service]
 WatchdogSec=5s
+BindReadOnlyPaths=$builddir
+EOF
+mkdir -p /etc/systemd/system/storpulse-probe@.service.d
+cat >/etc/systemd/system/storpulse-probe@.service.d/test.conf <<EOF
+[Service]
+BindReadOnlyPaths=$builddir
 EOF
 run systemctl daemon-reload
 
 # ---- start: READY, STATUS -------------------------------------------------------------------
-run timeout 60 systemctl start storpulsed.socket storpulsed.service
+timeout 60 systemctl start storpulsed.socket storpulsed.service || {
+        journalctl -u storpulsed --no-pager | tail -30
+        fail "systemctl start storpulsed failed"
+}
 [[ "$(systemctl show -p ActiveState --value storpulsed)" == active ]] || {
         journalctl -u storpulsed --no-pager | tail -30
         fail "storpulsed not active"

@@ -12,8 +12,8 @@ sz=$(blockdev --getsz /dev/$a)
 run dmsetup create susp --table "0 $sz linear /dev/$a 0"
 udevadm settle --timeout=30
 t0=$(date +%s)
-timeout 90 "$STORPULSECTL" probe --json --no-progress --seq-bytes=0 --rand-seconds=60 \
-        --rand-queue-depth=1 --timeout=5s /dev/mapper/susp >"$SCRATCH/susp-probe.json" &
+timeout 90 "$STORPULSECTL" probe --json --no-progress --seq-bytes=0 --rand-seconds=8 \
+        --rand-queue-depth=1 --timeout=10s /dev/mapper/susp >"$SCRATCH/susp-probe.json" &
 pid=$!
 sleep 3
 run dmsetup suspend --nolockfs susp
