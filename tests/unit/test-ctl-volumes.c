@@ -15,6 +15,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "tap.h"
+#include "test-files.h"
 
 static char *last_err; /* stderr of the last run() */
 
@@ -76,42 +77,13 @@ static size_t line_words(const char *text, const char *first, char words[16][128
         return 0;
 }
 
-static int write_text(const char *dir, const char *rel, const char *text) {
-        char p[4096];
-        FILE *f;
-
-        (void) snprintf(p, sizeof(p), "%s/%s", dir, rel);
-        f = fopen(p, "we");
-        if (!f)
-                return -errno;
-        fputs(text, f);
-        return fclose(f) == 0 ? 0 : -errno;
-}
-
 /* md-raid1-idle plus an unbound loop device (size 0) and a disk whose sysfs size is garbage. */
 static int make_odd_tree(char dir[static 64]) {
-        char cmd[512];
-        const char *fx = getenv("STORPULSE_FIXTURES");
+        int r = fixture_copy_with_unbound_loop("md-raid1-idle", dir);
 
-        (void) snprintf(dir, 64, "/tmp/test-ctl-volumes-tree-XXXXXX");
-        if (!mkdtemp(dir))
-                return -errno;
-        (void) snprintf(cmd, sizeof(cmd), "cp -a '%s/md-raid1-idle/.' '%s/'",
-                        fx ? fx : "tests/fixtures", dir);
-        if (system(cmd) != 0)
-                return -EIO;
-        (void) snprintf(cmd, sizeof(cmd),
-                        "mkdir -p '%s/sys/devices/virtual/block/loop0/queue' && "
-                        "ln -s ../../devices/virtual/block/loop0 '%s/sys/class/block/loop0'",
-                        dir, dir);
-        if (system(cmd) != 0)
-                return -EIO;
-        if (write_text(dir, "sys/devices/virtual/block/loop0/dev", "7:0\n") < 0 ||
-            write_text(dir, "sys/devices/virtual/block/loop0/size", "0\n") < 0 ||
-            write_text(dir, "sys/devices/virtual/block/loop0/ro", "0\n") < 0 ||
-            write_text(dir, "sys/class/block/vda/size", "garbage\n") < 0)
-                return -EIO;
-        return 0;
+        if (r < 0)
+                return r;
+        return write_text(dir, "sys/class/block/vda/size", "garbage\n");
 }
 
 static void test_odd_tree(void) {

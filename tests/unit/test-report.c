@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "report/snapshot.h"
 #include "tap.h"
+#include "test-files.h"
 
 static const char *fixtures(void) {
         const char *e = getenv("STORPULSE_FIXTURES");
@@ -349,6 +350,40 @@ static void test_snapshot(Inventory *inv) {
         ok(!snapshot_body(NULL, SNAPSHOT_VOLUMES_JSON), "NULL snapshot");
 }
 
+/* An unbound loop device (size 0) is in the inventory but in no output: not a volume on
+ * /metrics, /api/v1/volumes or /api/v1/history, as `storpulsectl volumes` leaves it out. */
+static void test_unbound_loop(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_free_ char *text = NULL;
+        json_object *vols = NULL, *hist = NULL, *hv = NULL;
+        char dir[64], cmd[128];
+        size_t size = 0;
+        ReportInput in;
+
+        if (fixture_copy_with_unbound_loop("md-raid1-recover", dir) < 0) {
+                ok(false, "tree with an unbound loop device");
+                return;
+        }
+        ok(inventory_new_for_root(dir, &inv) >= 0 && inventory_scan(inv) >= 0, "odd tree scanned");
+        ok(inv && inventory_get(inv, "loop0"), "loop0 is in the inventory");
+        if (inv) {
+                in = base_input(inv);
+                is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &text, &size), 0, "render");
+                ok(text && strstr(text, "volume=\"md0\"") && !strstr(text, "loop0"),
+                   "/metrics: md0, but no loop0");
+                is_int(api_volumes_json(&in, &vols), 0, "volumes JSON");
+                ok(vols && json_object_array_length(vols) == 3, "/api/v1/volumes: md0 vda vdb");
+                is_int(api_history_json(&in, &hist), 0, "history JSON");
+                ok(hist && json_object_object_get_ex(hist, "volumes", &hv) &&
+                           !json_object_object_get_ex(hv, "loop0", NULL),
+                   "/api/v1/history: no loop0");
+        }
+        json_object_put(vols);
+        json_object_put(hist);
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        (void) system(cmd);
+}
+
 int main(void) {
         _cleanup_(inventory_freep) Inventory *inv = scan("md-raid1-recover");
 
@@ -359,5 +394,6 @@ int main(void) {
                 test_json(inv);
                 test_snapshot(inv);
         }
+        test_unbound_loop();
         return tap_done();
 }
