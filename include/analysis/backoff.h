@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 #include "model/blockstat.h"
 
@@ -37,8 +38,7 @@ typedef enum ProbeSkipReason {
         _PROBE_SKIP_REASON_INVALID = -EINVAL,
 } ProbeSkipReason;
 
-const char *probe_skip_reason_to_string(ProbeSkipReason r) _const_;
-ProbeSkipReason probe_skip_reason_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(probe_skip_reason, ProbeSkipReason);
 
 /* Runtime power-management words of /sys/block/X/device/power/runtime_status
  * (Documentation/ABI/testing/sysfs-devices-power): "active", "suspended", "suspending",

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 
 typedef enum BaselineMetric {
@@ -44,8 +45,7 @@ typedef enum BaselineMetric {
         _BASELINE_METRIC_INVALID = -EINVAL,
 } BaselineMetric;
 
-const char *baseline_metric_to_string(BaselineMetric m) _const_;
-BaselineMetric baseline_metric_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(baseline_metric, BaselineMetric);
 
 /* True for throughput-like metrics (bigger is better), false for latencies and cost. */
 bool baseline_metric_higher_is_better(BaselineMetric m) _const_;
@@ -115,8 +115,7 @@ typedef enum BaselineGate {
         _BASELINE_GATE_INVALID = -EINVAL,
 } BaselineGate;
 
-const char *baseline_gate_to_string(BaselineGate g) _const_;
-BaselineGate baseline_gate_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(baseline_gate, BaselineGate);
 
 /* What the caller knows about the run's circumstances. */
 typedef struct BaselineConditions {

@@ -51,6 +51,7 @@
 
 #include "analysis/baseline.h"
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 
 typedef struct DetectorConfig {
@@ -112,12 +113,9 @@ typedef enum DetectorEventType {
         _DETECTOR_EVENT_TYPE_INVALID = -EINVAL,
 } DetectorEventType;
 
-const char *detector_state_to_string(DetectorState s) _const_;
-DetectorState detector_state_from_string(const char *s) _pure_;
-const char *detector_run_to_string(DetectorRun r) _const_;
-DetectorRun detector_run_from_string(const char *s) _pure_;
-const char *detector_event_type_to_string(DetectorEventType t) _const_;
-DetectorEventType detector_event_type_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(detector_state, DetectorState);
+DECLARE_STRING_TABLE_LOOKUP(detector_run, DetectorRun);
+DECLARE_STRING_TABLE_LOOKUP(detector_event_type, DetectorEventType);
 
 /* The worst judged metric of a run, relative to its baseline median. */
 typedef struct DetectorFinding {

@@ -25,6 +25,7 @@
 
 #include "analysis/baseline.h"
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 
 #define PEERS_MAX 32U
@@ -44,10 +45,8 @@ typedef enum PeerEventType {
         _PEER_EVENT_TYPE_INVALID = -EINVAL,
 } PeerEventType;
 
-const char *peer_source_to_string(PeerSource s) _const_;
-PeerSource peer_source_from_string(const char *s) _pure_;
-const char *peer_event_type_to_string(PeerEventType t) _const_;
-PeerEventType peer_event_type_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(peer_source, PeerSource);
+DECLARE_STRING_TABLE_LOOKUP(peer_event_type, PeerEventType);
 
 typedef struct PeerConfig {
         double floor_ms[_PEER_SOURCE_MAX]; /* below this nobody is slow */

@@ -25,6 +25,7 @@
 
 #include "analysis/rebuild.h"
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 
 typedef struct RebuildSlowConfig {
@@ -56,8 +57,7 @@ typedef enum RebuildSlowReason {
         _REBUILD_SLOW_REASON_INVALID = -EINVAL,
 } RebuildSlowReason;
 
-const char *rebuild_slow_reason_to_string(RebuildSlowReason r) _const_;
-RebuildSlowReason rebuild_slow_reason_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(rebuild_slow_reason, RebuildSlowReason);
 
 typedef struct RebuildSlowInput {
         RebuildStatus status;                             /* rebuild_tracker_get_status() */

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/string-table.h"
 #include "model/dm.h"
 #include "basic/macro.h"
 #include "model/md.h"
@@ -180,16 +181,11 @@ typedef struct RebuildStatus {
         uint64_t mismatch_count;    /* REBUILD_UNKNOWN when not read */
 } RebuildStatus;
 
-const char *rebuild_operation_to_string(RebuildOperation o) _const_;
-RebuildOperation rebuild_operation_from_string(const char *s) _pure_;
-const char *rebuild_event_type_to_string(RebuildEventType t) _const_;
-RebuildEventType rebuild_event_type_from_string(const char *s) _pure_;
-const char *rebuild_severity_to_string(RebuildSeverity s) _const_;
-RebuildSeverity rebuild_severity_from_string(const char *s) _pure_;
-const char *rebuild_reason_to_string(RebuildReason r) _const_;
-RebuildReason rebuild_reason_from_string(const char *s) _pure_;
-const char *rebuild_phase_to_string(RebuildPhase p) _const_;
-RebuildPhase rebuild_phase_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(rebuild_operation, RebuildOperation);
+DECLARE_STRING_TABLE_LOOKUP(rebuild_event_type, RebuildEventType);
+DECLARE_STRING_TABLE_LOOKUP(rebuild_severity, RebuildSeverity);
+DECLARE_STRING_TABLE_LOOKUP(rebuild_reason, RebuildReason);
+DECLARE_STRING_TABLE_LOOKUP(rebuild_phase, RebuildPhase);
 
 /* syslog priority (LOG_INFO .. LOG_ERR) of a severity; LOG_INFO for an invalid value. */
 int rebuild_severity_to_priority(RebuildSeverity s) _const_;

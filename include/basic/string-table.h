@@ -18,6 +18,12 @@ static inline const char *string_table_get(const char *const *table, size_t n, l
         return i >= 0 && (size_t) i < n ? table[i] : NULL;
 }
 
+/* Declares the pair DEFINE_STRING_TABLE_LOOKUP() defines: name_to_string() (NULL when out of
+ * range) and name_from_string() (-EINVAL when unknown), in a header. */
+#define DECLARE_STRING_TABLE_LOOKUP(name, type)                                                    \
+        const char *name##_to_string(type x) _const_;                                              \
+        type name##_from_string(const char *s) _pure_
+
 /* Defines name_to_string(type) and name_from_string(const char *) over a static table whose
  * size is known to the compiler (ELEMENTSOF). */
 #define DEFINE_STRING_TABLE_LOOKUP(name, type, table)                                              \

@@ -18,6 +18,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "basic/string-table.h"
 #include "core/inventory.h"
 #include "basic/macro.h"
 
@@ -29,8 +30,7 @@ typedef enum DiscoveryAction {
         _DISCOVERY_ACTION_INVALID = -EINVAL,
 } DiscoveryAction;
 
-const char *discovery_action_to_string(DiscoveryAction a) _const_;
-DiscoveryAction discovery_action_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(discovery_action, DiscoveryAction);
 
 /* Map a udev ACTION ("add", "change", "remove", "bind", "unbind", "online", "offline", "move")
  * to ours: bind/unbind/online/offline are changes; "move" is handled by the caller as remove of

@@ -34,6 +34,7 @@
 #include <systemd/sd-event.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "model/blockstat.h"
 #include "model/controller-cli.h"
 #include "model/mdstat.h"
@@ -99,8 +100,7 @@ typedef enum InventoryChangeType {
         _INVENTORY_CHANGE_TYPE_INVALID = -EINVAL,
 } InventoryChangeType;
 
-const char *inventory_change_type_to_string(InventoryChangeType t) _const_;
-InventoryChangeType inventory_change_type_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(inventory_change_type, InventoryChangeType);
 
 typedef struct InventoryChange {
         InventoryChangeType type;

@@ -27,6 +27,7 @@
 
 #include "analysis/rebuild.h"
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 #include "core/inventory.h"
 
@@ -44,8 +45,7 @@ typedef enum MdMonitorEventType {
         _MD_MONITOR_EVENT_TYPE_INVALID = -EINVAL,
 } MdMonitorEventType;
 
-const char *md_monitor_event_type_to_string(MdMonitorEventType t) _const_;
-MdMonitorEventType md_monitor_event_type_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(md_monitor_event_type, MdMonitorEventType);
 
 typedef struct MdMonitorEvent {
         MdMonitorEventType type;

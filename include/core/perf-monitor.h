@@ -29,6 +29,7 @@
 #include "analysis/detector.h"
 #include "analysis/peers.h"
 #include "analysis/rebuild-slow.h"
+#include "basic/string-table.h"
 #include "core/inventory.h"
 #include "core/md-monitor.h"
 
@@ -61,8 +62,7 @@ typedef enum PerfEventType {
         _PERF_EVENT_TYPE_INVALID = -EINVAL,
 } PerfEventType;
 
-const char *perf_event_type_to_string(PerfEventType t) _const_;
-PerfEventType perf_event_type_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(perf_event_type, PerfEventType);
 
 #define PERF_EVENT_FIELDS_MAX 8
 

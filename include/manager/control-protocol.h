@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 #define CONTROL_LINE_MAX    4096 /* bytes of one request line, '\n' excluded */
 #define CONTROL_VOLUMES_MAX 256  /* names in one probe request */
@@ -35,8 +36,7 @@ typedef enum ControlCommand {
         _CONTROL_COMMAND_INVALID = -EINVAL,
 } ControlCommand;
 
-const char *control_command_to_string(ControlCommand c) _const_;
-ControlCommand control_command_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(control_command, ControlCommand);
 
 typedef struct ControlRequest {
         ControlCommand command;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 
 typedef enum ManagerEventType {
@@ -55,8 +56,7 @@ typedef enum ManagerEventType {
 } ManagerEventType;
 
 /* "volume-appeared", ... (the STORPULSE_EVENT= value). */
-const char *manager_event_type_to_string(ManagerEventType t) _const_;
-ManagerEventType manager_event_type_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(manager_event_type, ManagerEventType);
 /* The MESSAGE_ID: 32 lower-case hex digits; NULL when out of range. */
 const char *manager_event_type_message_id(ManagerEventType t) _const_;
 /* The default syslog priority (LOG_*). */

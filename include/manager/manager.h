@@ -20,6 +20,7 @@
 #include "analysis/backoff.h"
 #include "basic/macro.h"
 #include "basic/process.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 #include "core/discovery.h"
 #include "core/inventory.h"
@@ -233,8 +234,7 @@ typedef enum ManagerProbeVerdict {
         _MANAGER_PROBE_VERDICT_INVALID = -EINVAL,
 } ManagerProbeVerdict;
 
-const char *manager_probe_verdict_to_string(ManagerProbeVerdict v) _const_;
-ManagerProbeVerdict manager_probe_verdict_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(manager_probe_verdict, ManagerProbeVerdict);
 
 typedef struct ManagerRunSummary {
         uint64_t id;

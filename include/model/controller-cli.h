@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "basic/string-table.h"
 #include "model/controller.h"
 #include "basic/time-util.h"
 
@@ -110,5 +111,4 @@ ControllerVolumeState storcli_vd_state_from_string(const char *s);
 ControllerVolumeState ssacli_ld_state_from_string(const char *s, double *ret_progress);
 ControllerVolumeState arcconf_ld_state_from_string(const char *s);
 
-const char *controller_volume_state_to_string(ControllerVolumeState s) _const_;
-ControllerVolumeState controller_volume_state_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(controller_volume_state, ControllerVolumeState);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 typedef enum ControllerVendor {
         CONTROLLER_VENDOR_BROADCOM,  /* LSI / Avago / Broadcom: MegaRAID, Fusion-MPT, MPI3 */
@@ -143,13 +144,8 @@ typedef struct ControllerDeviceInfo {
 ControllerDeviceRole controller_device_role(const ControllerDriver *driver,
                                             const ControllerDeviceInfo *info);
 
-const char *controller_vendor_to_string(ControllerVendor v) _const_;
-ControllerVendor controller_vendor_from_string(const char *s) _pure_;
-const char *controller_cli_to_string(ControllerCli c) _const_;
-ControllerCli controller_cli_from_string(const char *s) _pure_;
-const char *controller_kind_to_string(ControllerKind k) _const_;
-ControllerKind controller_kind_from_string(const char *s) _pure_;
-const char *controller_volume_rule_to_string(ControllerVolumeRule r) _const_;
-ControllerVolumeRule controller_volume_rule_from_string(const char *s) _pure_;
-const char *controller_device_role_to_string(ControllerDeviceRole r) _const_;
-ControllerDeviceRole controller_device_role_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(controller_vendor, ControllerVendor);
+DECLARE_STRING_TABLE_LOOKUP(controller_cli, ControllerCli);
+DECLARE_STRING_TABLE_LOOKUP(controller_kind, ControllerKind);
+DECLARE_STRING_TABLE_LOOKUP(controller_volume_rule, ControllerVolumeRule);
+DECLARE_STRING_TABLE_LOOKUP(controller_device_role, ControllerDeviceRole);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 /* dm-raid's MAX_RAID_DEVICES. */
 #define DM_RAID_MAX_DEVICES 253U
@@ -100,12 +101,9 @@ typedef struct DmRaidStatus {
         char journal;                 /* 'A', 'a', 'D', '-', or 0 before 1.10.0 */
 } DmRaidStatus;
 
-const char *dm_target_type_to_string(DmTargetType t) _const_;
-DmTargetType dm_target_type_from_string(const char *s) _pure_;
-const char *dm_raid_sync_action_to_string(DmRaidSyncAction a) _const_;
-DmRaidSyncAction dm_raid_sync_action_from_string(const char *s) _pure_;
-const char *dm_raid_health_to_string(DmRaidHealth h) _const_; /* "alive", "alive-not-in-sync",... */
-DmRaidHealth dm_raid_health_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(dm_target_type, DmTargetType);
+DECLARE_STRING_TABLE_LOOKUP(dm_raid_sync_action, DmRaidSyncAction);
+DECLARE_STRING_TABLE_LOOKUP(dm_raid_health, DmRaidHealth); /* "alive", "alive-not-in-sync",... */
 /* 'A' -> ALIVE_IN_SYNC etc.; _DM_RAID_HEALTH_INVALID for any other char. */
 DmRaidHealth dm_raid_health_from_char(char c) _const_;
 

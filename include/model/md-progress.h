@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 typedef struct MdArray MdArray;         /* model/md.h */
 typedef struct MdstatArray MdstatArray; /* model/mdstat.h */
@@ -32,8 +33,7 @@ typedef enum MdProgressSource {
         _MD_PROGRESS_SOURCE_INVALID = -EINVAL,
 } MdProgressSource;
 
-const char *md_progress_source_to_string(MdProgressSource s) _const_;
-MdProgressSource md_progress_source_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(md_progress_source, MdProgressSource);
 
 /* "None" for the sector fields. */
 #define MD_PROGRESS_UNSET UINT64_MAX

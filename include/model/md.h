@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 /* "No value": attribute absent, `none`, empty, garbage, or a number that does not fit in 64 bits.
  * (The kernel never prints UINT64_MAX for the numbers we read.) */
@@ -165,20 +166,14 @@ typedef struct MdArray {
         size_t n_members;
 } MdArray;
 
-const char *md_level_to_string(MdLevel l) _const_;
-MdLevel md_level_from_string(const char *s) _pure_;
-const char *md_array_state_to_string(MdArrayState s) _const_;
-MdArrayState md_array_state_from_string(const char *s) _pure_;
-const char *md_sync_action_to_string(MdSyncAction a) _const_;
-MdSyncAction md_sync_action_from_string(const char *s) _pure_;
-const char *md_sync_completed_kind_to_string(MdSyncCompletedKind k) _const_;
-MdSyncCompletedKind md_sync_completed_kind_from_string(const char *s) _pure_;
-const char *md_speed_limit_source_to_string(MdSpeedLimitSource s) _const_;
-MdSpeedLimitSource md_speed_limit_source_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(md_level, MdLevel);
+DECLARE_STRING_TABLE_LOOKUP(md_array_state, MdArrayState);
+DECLARE_STRING_TABLE_LOOKUP(md_sync_action, MdSyncAction);
+DECLARE_STRING_TABLE_LOOKUP(md_sync_completed_kind, MdSyncCompletedKind);
+DECLARE_STRING_TABLE_LOOKUP(md_speed_limit_source, MdSpeedLimitSource);
 /* The *_UNKNOWN values map to "unknown" and back; the from_string() functions return
  * _X_INVALID for any other word (exact match, no whitespace trimming). */
-const char *md_member_state_to_string(MdMemberState s) _const_;
-MdMemberState md_member_state_from_string(const char *s) _pure_; /* "writemostly" too */
+DECLARE_STRING_TABLE_LOOKUP(md_member_state, MdMemberState); /* "writemostly" too */
 
 /* Per-attribute parsers. Input is the attribute text as read (one trailing newline and surrounding
  * whitespace are accepted). Return 0 on success, -EINVAL for empty or malformed text, -ERANGE for a

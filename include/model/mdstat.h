@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "model/md.h" /* MdSyncAction, MD_UNSET */
 
 /* Member suffix flags, as md_seq_show() prints them after "name[N]". */
@@ -90,10 +91,8 @@ typedef struct Mdstat {
         size_t n_arrays;
 } Mdstat;
 
-const char *mdstat_member_flag_to_string(MdstatMemberFlag f) _const_;
-MdstatMemberFlag mdstat_member_flag_from_string(const char *s) _pure_; /* "W", "J", "F", ... */
-const char *mdstat_progress_kind_to_string(MdstatProgressKind k) _const_;
-MdstatProgressKind mdstat_progress_kind_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(mdstat_member_flag, MdstatMemberFlag); /* "W", "J", "F", ... */
+DECLARE_STRING_TABLE_LOOKUP(mdstat_progress_kind, MdstatProgressKind);
 
 /* Parse the whole text of /proc/mdstat. Never fails on content: unknown lines are skipped. Returns
  * -ENOMEM, or -EINVAL if text is NULL. An empty text gives zero arrays. *ret is owned by the caller

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 typedef struct MdArray MdArray;           /* model/md.h */
 typedef struct DmRaidStatus DmRaidStatus; /* model/dm.h */
@@ -48,8 +49,7 @@ typedef enum RaidVerdict {
         _RAID_VERDICT_INVALID = -EINVAL,
 } RaidVerdict;
 
-const char *raid_verdict_to_string(RaidVerdict v) _const_;
-RaidVerdict raid_verdict_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(raid_verdict, RaidVerdict);
 
 /* The redundancy a level has. RAID_LEVEL_OTHER: unknown level (then only "no working member
  * left" fails it). */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "model/raid-health.h"
 
 typedef struct MdArray MdArray;           /* include/md.h */
@@ -31,8 +32,7 @@ typedef enum VolumeKind {
         _VOLUME_KIND_INVALID = -EINVAL,
 } VolumeKind;
 
-const char *volume_kind_to_string(VolumeKind k) _const_;
-VolumeKind volume_kind_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(volume_kind, VolumeKind);
 
 /* Overall health the kernel shows for this volume itself (not its members). */
 typedef enum VolumeHealth {
@@ -45,8 +45,7 @@ typedef enum VolumeHealth {
         _VOLUME_HEALTH_INVALID = -EINVAL,
 } VolumeHealth;
 
-const char *volume_health_to_string(VolumeHealth h) _const_;
-VolumeHealth volume_health_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(volume_health, VolumeHealth);
 
 /* One leg / member of an array as the array sees it (md dev-X/, dm-raid health chars). */
 typedef struct VolumeMember {

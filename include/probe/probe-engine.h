@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 
 /* Upper bound of depth * max_io_bytes one engine allocates. */
@@ -77,8 +78,7 @@ typedef enum ProbeThpMode {
         _PROBE_THP_MODE_INVALID = -EINVAL,
 } ProbeThpMode;
 
-const char *probe_thp_mode_to_string(ProbeThpMode m) _const_;
-ProbeThpMode probe_thp_mode_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(probe_thp_mode, ProbeThpMode);
 
 /* Reads the THP policy below sysfs_dirfd (a directory fd of /sys or a fixture tree laid out like
  * it; AT_FDCWD reads relative to the working directory). Returns 0 and the selected ([bracketed])

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "basic/process.h"
+#include "basic/string-table.h"
 #include "probe/probe-target.h"
 #include "probe/probe.h"
 
@@ -35,8 +36,7 @@ typedef enum ProbeRunnerStatus {
         _PROBE_RUNNER_STATUS_INVALID = -EINVAL,
 } ProbeRunnerStatus;
 
-const char *probe_runner_status_to_string(ProbeRunnerStatus s) _const_;
-ProbeRunnerStatus probe_runner_status_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(probe_runner_status, ProbeRunnerStatus);
 
 typedef struct ProbeRunnerOutcome {
         ProbeRunnerStatus status;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 typedef enum ProbeTargetKind {
         PROBE_TARGET_BLOCK,
@@ -28,8 +29,7 @@ typedef enum ProbeTargetKind {
         _PROBE_TARGET_KIND_INVALID = -EINVAL,
 } ProbeTargetKind;
 
-const char *probe_target_kind_to_string(ProbeTargetKind k) _const_;
-ProbeTargetKind probe_target_kind_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(probe_target_kind, ProbeTargetKind);
 
 /* Plain data describing an opened target; copyable (sent through the probe runner's pipe). */
 typedef struct ProbeTargetInfo {

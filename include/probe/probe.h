@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "basic/string-table.h"
 #include "model/histogram.h"
 #include "probe/probe-engine.h"
 #include "basic/time-util.h"
@@ -70,12 +71,9 @@ typedef enum ProbeParam {
         _PROBE_PARAM_INVALID = -EINVAL,
 } ProbeParam;
 
-const char *probe_state_to_string(ProbeState s) _const_;
-ProbeState probe_state_from_string(const char *s) _pure_;
-const char *probe_phase_to_string(ProbePhase p) _const_;
-ProbePhase probe_phase_from_string(const char *s) _pure_;
-const char *probe_param_to_string(ProbeParam p) _const_;
-ProbeParam probe_param_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(probe_state, ProbeState);
+DECLARE_STRING_TABLE_LOOKUP(probe_phase, ProbePhase);
+DECLARE_STRING_TABLE_LOOKUP(probe_param, ProbeParam);
 
 typedef struct ProbeParams {
         uint64_t seq_bytes; /* 0: no sequential phase */

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "analysis/backoff.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 #include "core/inventory.h"
 #include "model/histogram.h"
@@ -29,8 +30,7 @@ typedef enum ReportProbeResult {
         _REPORT_PROBE_RESULT_INVALID = -EINVAL,
 } ReportProbeResult;
 
-const char *report_probe_result_to_string(ReportProbeResult r) _const_;
-ReportProbeResult report_probe_result_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(report_probe_result, ReportProbeResult);
 
 typedef struct ReportPhase {
         bool ran;

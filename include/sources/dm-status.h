@@ -8,6 +8,7 @@
  * fixture tree (files <root>/dm/<name>.status and <root>/dm/<name>.table). */
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 
 typedef enum DmQuery {
         DM_QUERY_STATUS, /* DM_DEVICE_STATUS */
@@ -16,8 +17,7 @@ typedef enum DmQuery {
         _DM_QUERY_INVALID = -EINVAL,
 } DmQuery;
 
-const char *dm_query_to_string(DmQuery q) _const_;
-DmQuery dm_query_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(dm_query, DmQuery);
 
 /* Which dm device a query is about: the kernel's device number (what sysfs showed) and the dm
  * name read with it. The live provider looks the device up by major:minor only, so a rename

@@ -24,6 +24,7 @@
 #include <systemd/sd-event.h>
 
 #include "basic/macro.h"
+#include "basic/string-table.h"
 #include "basic/time-util.h"
 
 typedef struct MdWatch MdWatch;
@@ -47,8 +48,7 @@ typedef enum MdWatchChange {
 typedef void (*MdWatchHandler)(MdWatch *w, const char *array, MdWatchChange change, unsigned attrs,
                                void *userdata);
 
-const char *md_watch_change_to_string(MdWatchChange c) _const_;
-MdWatchChange md_watch_change_from_string(const char *s) _pure_;
+DECLARE_STRING_TABLE_LOOKUP(md_watch_change, MdWatchChange);
 
 /* New watcher on event loop `e` (a reference is taken) for arrays below `root_fd` (a directory fd
  * of "/" or a fixture tree, dup'd): it reads <root>/sys/class/block/<array>/md/... and
