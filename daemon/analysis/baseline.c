@@ -35,38 +35,27 @@ static const char *const baseline_gate_table[_BASELINE_GATE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(baseline_gate, BaselineGate, baseline_gate_table);
 
+/* What a metric means for a verdict: which way is better, and whether a drift of it is judged
+ * at all (the others are learned and shown only). */
+static const struct {
+        bool higher_is_better;
+        bool judged;
+} baseline_metric_info[_BASELINE_METRIC_MAX] = {
+        [BASELINE_SEQ_BYTES_PER_SEC] = { .higher_is_better = true, .judged = true },
+        [BASELINE_RAND_IOPS] = { .higher_is_better = true, .judged = true },
+        [BASELINE_LAT_P50_NS] = { .judged = true },
+        [BASELINE_LAT_P99_NS] = { .judged = true },
+        [BASELINE_LAT_MAX_NS] = {},
+        [BASELINE_AWAIT_MS] = {},
+        [BASELINE_CPU_USEC_PER_RUN] = {},
+};
+
 bool baseline_metric_higher_is_better(BaselineMetric m) {
-        switch (m) {
-        case BASELINE_SEQ_BYTES_PER_SEC:
-        case BASELINE_RAND_IOPS:
-                return true;
-        case BASELINE_LAT_P50_NS:
-        case BASELINE_LAT_P99_NS:
-        case BASELINE_LAT_MAX_NS:
-        case BASELINE_AWAIT_MS:
-        case BASELINE_CPU_USEC_PER_RUN:
-        case _BASELINE_METRIC_MAX:
-        case _BASELINE_METRIC_INVALID:
-                return false;
-        }
-        return false;
+        return m >= 0 && m < _BASELINE_METRIC_MAX && baseline_metric_info[m].higher_is_better;
 }
 
 bool baseline_metric_judged(BaselineMetric m) {
-        switch (m) {
-        case BASELINE_SEQ_BYTES_PER_SEC:
-        case BASELINE_RAND_IOPS:
-        case BASELINE_LAT_P50_NS:
-        case BASELINE_LAT_P99_NS:
-                return true;
-        case BASELINE_LAT_MAX_NS:
-        case BASELINE_AWAIT_MS:
-        case BASELINE_CPU_USEC_PER_RUN:
-        case _BASELINE_METRIC_MAX:
-        case _BASELINE_METRIC_INVALID:
-                return false;
-        }
-        return false;
+        return m >= 0 && m < _BASELINE_METRIC_MAX && baseline_metric_info[m].judged;
 }
 
 void baseline_sample_init(BaselineSample *s) {

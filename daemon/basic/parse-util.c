@@ -104,34 +104,9 @@ int safe_atoi(const char *s, int *ret) {
         return 0;
 }
 
-int safe_atod(const char *s, double *ret) {
-        const char *p;
-        double v = 0, scale = 1;
-        int neg = 0, digits = 0;
-
-        if (!s)
-                return -EINVAL;
-        p = skip_ws(s);
-        if (*p == '-' || *p == '+')
-                neg = *p++ == '-';
-        for (; isdigit((unsigned char) *p); p++, digits++)
-                v = v * 10 + (*p - '0');
-        if (*p == '.')
-                for (p++; isdigit((unsigned char) *p); p++, digits++) {
-                        scale /= 10;
-                        v += (*p - '0') * scale;
-                }
-        if (digits == 0 || !only_ws(p))
-                return -EINVAL;
-        if (!isfinite(v))
-                return -ERANGE;
-        *ret = neg ? -v : v;
-        return 0;
-}
-
-/* Split "123abc" into the numeric prefix (with optional fraction) and the suffix. */
-static int split_number(const char *s, double *ret_value, const char **ret_suffix) {
-        const char *p = skip_ws(s);
+/* Digits with an optional ".fraction" at p, by the "C" rules: the value, the end, and how many
+ * digits there were (0: no number at p). */
+static int scan_decimal(const char *p, double *ret_value, const char **ret_end) {
         double v = 0, scale = 1;
         int digits = 0;
 
@@ -142,10 +117,36 @@ static int split_number(const char *s, double *ret_value, const char **ret_suffi
                         scale /= 10;
                         v += (*p - '0') * scale;
                 }
-        if (digits == 0)
+        *ret_value = v;
+        *ret_end = p;
+        return digits;
+}
+
+int safe_atod(const char *s, double *ret) {
+        const char *p;
+        double v;
+        int neg = 0;
+
+        if (!s)
+                return -EINVAL;
+        p = skip_ws(s);
+        if (*p == '-' || *p == '+')
+                neg = *p++ == '-';
+        if (scan_decimal(p, &v, &p) == 0 || !only_ws(p))
+                return -EINVAL;
+        if (!isfinite(v))
+                return -ERANGE;
+        *ret = neg ? -v : v;
+        return 0;
+}
+
+/* Split "123abc" into the numeric prefix (with optional fraction) and the suffix. */
+static int split_number(const char *s, double *ret_value, const char **ret_suffix) {
+        double v;
+
+        if (scan_decimal(skip_ws(s), &v, ret_suffix) == 0)
                 return -EINVAL;
         *ret_value = v;
-        *ret_suffix = p;
         return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "basic/fileio.h"
+#include "basic/sort-util.h"
 #include "basic/sysfs.h"
 #include "core/inventory-internal.h"
 #include "model/md.h"
@@ -135,23 +136,13 @@ Volume *inventory_get_nth(const Inventory *inv, size_t i) {
         return inv->volumes[i];
 }
 
-bool inventory_find_index(const Inventory *inv, const char *name, size_t *ret_idx) {
-        size_t lo = 0, hi = inv->n_volumes;
+static int volume_cmp(const void *key, const void *element) {
+        return strcmp(key, (*(Volume *const *) element)->name);
+}
 
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                int c = strcmp(inv->volumes[mid]->name, name);
-                if (c == 0) {
-                        *ret_idx = mid;
-                        return true;
-                }
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        *ret_idx = lo;
-        return false;
+bool inventory_find_index(const Inventory *inv, const char *name, size_t *ret_idx) {
+        return bsearch_index(name, inv->volumes, inv->n_volumes, sizeof(Volume *), volume_cmp,
+                             ret_idx);
 }
 
 Volume *inventory_get(const Inventory *inv, const char *name) {
@@ -275,23 +266,13 @@ static int device_read_apply(Inventory *inv, const char *name) {
 
 /* ---- the queue and its batches ------------------------------------------------------------ */
 
-static bool queue_find(const Inventory *inv, const char *name, size_t *ret_idx) {
-        size_t lo = 0, hi = inv->n_queue;
+static int queued_cmp(const void *key, const void *element) {
+        return strcmp(key, ((const InventoryQueued *) element)->name);
+}
 
-        while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                int c = strcmp(inv->queue[mid].name, name);
-                if (c == 0) {
-                        *ret_idx = mid;
-                        return true;
-                }
-                if (c < 0)
-                        lo = mid + 1;
-                else
-                        hi = mid;
-        }
-        *ret_idx = lo;
-        return false;
+static bool queue_find(const Inventory *inv, const char *name, size_t *ret_idx) {
+        return bsearch_index(name, inv->queue, inv->n_queue, sizeof(InventoryQueued), queued_cmp,
+                             ret_idx);
 }
 
 static InventoryQueued *queue_get(Inventory *inv, const char *name) {
@@ -316,7 +297,9 @@ static InventoryQueued *queue_get(Inventory *inv, const char *name) {
         return &l[idx];
 }
 
-int inventory_queue_device(Inventory *inv, const char *name) {
+/* A device to read again (remove == false), or one to drop first and read again only if a later
+ * event asks: a remove overtakes an earlier add/change, a later add/change sets read again. */
+static int queue_mark(Inventory *inv, const char *name, bool remove) {
         InventoryQueued *q;
 
         if (!inv || !inventory_name_is_valid(name))
@@ -324,21 +307,18 @@ int inventory_queue_device(Inventory *inv, const char *name) {
         q = queue_get(inv, name);
         if (!q)
                 return -ENOMEM;
-        q->read = true;
+        if (remove)
+                q->remove_first = true;
+        q->read = !remove;
         return 0;
 }
 
-int inventory_queue_remove(Inventory *inv, const char *name) {
-        InventoryQueued *q;
+int inventory_queue_device(Inventory *inv, const char *name) {
+        return queue_mark(inv, name, false);
+}
 
-        if (!inv || !inventory_name_is_valid(name))
-                return -EINVAL;
-        q = queue_get(inv, name);
-        if (!q)
-                return -ENOMEM;
-        q->remove_first = true;
-        q->read = false; /* an earlier add/change is overtaken; a later one sets it again */
-        return 0;
+int inventory_queue_remove(Inventory *inv, const char *name) {
+        return queue_mark(inv, name, true);
 }
 
 size_t inventory_queued(const Inventory *inv) {

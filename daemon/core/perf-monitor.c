@@ -376,6 +376,21 @@ static void emit_peer_events(PerfMonitor *pm, const Volume *array, const PeerEve
         }
 }
 
+/* One round of peer samples of the group v into its comparison, and the events it gives. */
+static int feed_peers(PerfMonitor *pm, const Volume *v, const PeerSample *s, size_t n, int *count) {
+        PeerEvent ev[2 * PEERS_MAX];
+        PerfVolume *p = get_vol(pm, v->name);
+        int r;
+
+        if (!p)
+                return -ENOMEM;
+        r = peers_feed(&p->peers, &pm->cfg.peers, s, n, ev, ELEMENTSOF(ev));
+        if (r < 0)
+                return r;
+        emit_peer_events(pm, v, ev, (size_t) r, count);
+        return 0;
+}
+
 /* The probe of a member this round: its own, else that of the single device below it (a
  * profile probing "the disks below" an array probes sda for the member sda1, vdb for a dm-delay
  * or dm-crypt member over vdb). */
@@ -396,11 +411,8 @@ static PerfVolume *member_probe(PerfMonitor *pm, const Inventory *inv, const cha
 
 static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, int *count) {
         PeerSample s[PEERS_MAX];
-        PeerEvent ev[2 * PEERS_MAX];
-        PerfVolume *p;
         size_t n = 0;
         bool any = false;
-        int r;
 
         for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
                 PerfVolume *mp = member_probe(pm, inv, v->members[i]);
@@ -419,14 +431,7 @@ static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, i
         }
         if (!any)
                 return 0;
-        p = get_vol(pm, v->name);
-        if (!p)
-                return -ENOMEM;
-        r = peers_feed(&p->peers, &pm->cfg.peers, s, n, ev, ELEMENTSOF(ev));
-        if (r < 0)
-                return r;
-        emit_peer_events(pm, v, ev, (size_t) r, count);
-        return 0;
+        return feed_peers(pm, v, s, n, count);
 }
 
 /* The suspect member below v: in v's own group, else in the groups of its members. */
@@ -634,10 +639,7 @@ static bool tick_stat(const Inventory *inv, PerfVolume *p, const Volume *v, usec
 static int tick_group(PerfMonitor *pm, const Inventory *inv, const Volume *v, usec_t now_usec,
                       int *count) {
         PeerSample s[PEERS_MAX];
-        PeerEvent ev[2 * PEERS_MAX];
-        PerfVolume *p;
         size_t n = 0, judged = 0;
-        int r;
 
         for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
                 const Volume *w = inventory_get(inv, v->members[i]);
@@ -665,14 +667,7 @@ static int tick_group(PerfMonitor *pm, const Inventory *inv, const Volume *v, us
          * real workload there is no baseline of await to fall back to. */
         if (judged < 3)
                 return 0;
-        p = get_vol(pm, v->name);
-        if (!p)
-                return -ENOMEM;
-        r = peers_feed(&p->peers, &pm->cfg.peers, s, n, ev, ELEMENTSOF(ev));
-        if (r < 0)
-                return r;
-        emit_peer_events(pm, v, ev, (size_t) r, count);
-        return 0;
+        return feed_peers(pm, v, s, n, count);
 }
 
 static void tick_rebuild(PerfMonitor *pm, const MdMonitor *mon, PerfVolume *p, const Volume *v,

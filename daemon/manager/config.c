@@ -612,6 +612,23 @@ static int validate(ParseCtx *p) {
         return 0;
 }
 
+/* Hands p's message to the caller (or frees it) and returns r. */
+static int ctx_finish(ParseCtx *p, int r, char **ret_error) {
+        if (ret_error)
+                *ret_error = TAKE_PTR(p->error);
+        else
+                p->error = mfree(p->error);
+        return r;
+}
+
+/* The whole configuration checked after the last file: "FILE:0: ..." on a contradiction. */
+static int validate_all(Config *c, const char *file, char **ret_error) {
+        ParseCtx p = { .c = c, .file = file };
+        int r = validate(&p);
+
+        return r < 0 ? ctx_finish(&p, r, ret_error) : 0;
+}
+
 static int parse_one(Config *c, const char *name, FILE *f, const char *text, char **ret_error) {
         ParseCtx p = { .c = c, .file = name, .f = f, .str = text };
         int r;
@@ -622,13 +639,8 @@ static int parse_one(Config *c, const char *name, FILE *f, const char *text, cha
                 ctx_error(&p, "syntax error (expected [Section] or Key=Value)");
         } else if (r < 0 && !p.error)
                 ctx_error(&p, "cannot parse (%s)", r == -2 ? "out of memory" : "read error");
-        if (p.error) {
-                if (ret_error)
-                        *ret_error = p.error;
-                else
-                        free(p.error);
-                return -EINVAL;
-        }
+        if (p.error)
+                return ctx_finish(&p, -EINVAL, ret_error);
         return 0;
 }
 
@@ -637,18 +649,7 @@ int config_parse_string(Config *c, const char *name, const char *text, char **re
 
         if (r < 0)
                 return r;
-        {
-                ParseCtx p = { .c = c, .file = name };
-
-                r = validate(&p);
-                if (r < 0) {
-                        if (ret_error)
-                                *ret_error = p.error;
-                        else
-                                free(p.error);
-                }
-        }
-        return r;
+        return validate_all(c, name, ret_error);
 }
 
 static int parse_file(Config *c, const char *path, bool must_exist, char **ret_error) {
@@ -687,18 +688,9 @@ int config_load(const char *path, bool must_exist, Config **ret, char **ret_erro
         globfree(&g);
         if (r < 0)
                 return r;
-        {
-                ParseCtx p = { .c = c, .file = path };
-
-                r = validate(&p);
-                if (r < 0) {
-                        if (ret_error)
-                                *ret_error = p.error;
-                        else
-                                free(p.error);
-                        return r;
-                }
-        }
+        r = validate_all(c, path, ret_error);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(c);
         return 0;
 }

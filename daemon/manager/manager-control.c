@@ -178,14 +178,23 @@ static void client_refuse(Client *cl, const char *error) {
         (void) client_send(cl, reply_new(false, error));
 }
 
-static struct json_object *sample_to_json(const ManagerProbeSample *s) {
-        struct json_object *o = json_object_new_object(), *ph = json_object_new_object();
+/* Two new objects, or false (both NULL) when either cannot be had. */
+static bool new_object_pair(struct json_object **ret_a, struct json_object **ret_b) {
+        *ret_a = json_object_new_object();
+        *ret_b = json_object_new_object();
+        if (*ret_a && *ret_b)
+                return true;
+        json_object_put(*ret_a);
+        json_object_put(*ret_b);
+        *ret_a = *ret_b = NULL;
+        return false;
+}
 
-        if (!o || !ph) {
-                json_object_put(o);
-                json_object_put(ph);
+static struct json_object *sample_to_json(const ManagerProbeSample *s) {
+        struct json_object *o, *ph;
+
+        if (!new_object_pair(&o, &ph))
                 return NULL;
-        }
         json_object_object_add(o, "time_usec", json_object_new_uint64(s->realtime_usec));
         json_object_object_add(o, "profile", json_object_new_string(s->profile));
         json_object_object_add(o, "status",
@@ -217,14 +226,11 @@ static struct json_object *sample_to_json(const ManagerProbeSample *s) {
 }
 
 static struct json_object *record_to_json(const ManagerVolume *r) {
-        struct json_object *o = json_object_new_object(), *sk = json_object_new_object();
         const ManagerProbeSample *s = manager_volume_get_sample(r, 0);
+        struct json_object *o, *sk;
 
-        if (!o || !sk) {
-                json_object_put(o);
-                json_object_put(sk);
+        if (!new_object_pair(&o, &sk))
                 return NULL;
-        }
         json_object_object_add(o, "probing", json_object_new_boolean(r->probing));
         json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled));
         json_object_object_add(o, "probes", json_object_new_uint64(r->n_probes));

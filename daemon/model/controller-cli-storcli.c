@@ -100,9 +100,15 @@ static const char *json_get_str(json_object *o, const char *key) {
 /* Parse "/c<digits>/v<digits>" (exact). Writes the two digit strings. */
 /* The "Controllers" array of a storcli JSON document (root keeps the parsed tree), or NULL if the
  * text is not one. */
-static json_object *storcli_controllers(const char *text, size_t size, json_object **root) {
+/* The "Controllers" array of a storcli JSON reply and its length, or NULL. */
+static json_object *storcli_controllers(const char *text, size_t size, json_object **root,
+                                        size_t *ret_n) {
+        json_object *ctrls;
+
         *root = json_parse_buffer(text, size);
-        return json_get(*root, "Controllers", json_type_array);
+        ctrls = json_get(*root, "Controllers", json_type_array);
+        *ret_n = ctrls ? json_object_array_length(ctrls) : 0;
+        return ctrls;
 }
 
 static bool parse_vd_key(const char *key, char c[static 16], char v[static 16]) {
@@ -320,11 +326,9 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
 
         if (!ret)
                 return -EINVAL;
-        ctrls = storcli_controllers(text, size, &root);
+        ctrls = storcli_controllers(text, size, &root, &n);
         if (!ctrls)
                 return -EBADMSG;
-
-        n = json_object_array_length(ctrls);
         for (size_t i = 0; i < n; i++) {
                 json_object *c = json_object_array_get_idx(ctrls, i), *rd, *cs;
                 const char *status;
@@ -356,6 +360,46 @@ int storcli_parse_volumes(const char *text, size_t size, ControllerVolumeList *r
         return 0;
 }
 
+/* One row of "show rebuild" onto the volumes rebuilding that drive: how many, or -ENOMEM. */
+static int storcli_apply_row(ControllerVolumeList *l, json_object *row) {
+        const char *drive = json_get_str(row, "Drive-ID"), *status = json_get_str(row, "Status");
+        double progress = CONTROLLER_PROGRESS_UNKNOWN;
+        usec_t eta = USEC_INFINITY;
+        json_object *pct;
+        int updated = 0;
+
+        if (!drive || !status || strcasecmp(status, "In progress") != 0)
+                return 0;
+        /* an integer, or "-" (some versions print numbers as strings) */
+        pct = json_get(row, "Progress%", json_type_int);
+        if (pct) {
+                int64_t p = json_object_get_int64(pct);
+
+                if (p >= 0 && p <= 100)
+                        progress = (double) p / 100.0;
+        } else
+                (void) ccli_parse_percent(json_get_str(row, "Progress%"), &progress);
+        (void) ccli_parse_eta(json_get_str(row, "Estimated Time Left"), &eta);
+
+        for (size_t k = 0; k < l->n; k++) {
+                ControllerVolume *v = &l->volumes[k];
+                char *op;
+
+                if (!v->rebuild_drive || strcasecmp(v->rebuild_drive, drive) != 0)
+                        continue;
+                op = strdup("Rebuild");
+                if (!op)
+                        return -ENOMEM;
+                free(v->operation);
+                v->operation = op;
+                v->state = CONTROLLER_VOLUME_REBUILDING;
+                v->progress = progress;
+                v->eta_usec = eta;
+                updated++;
+        }
+        return updated;
+}
+
 int storcli_apply_rebuild(ControllerVolumeList *l, const char *text, size_t size) {
         _cleanup_(json_putp) json_object *root = NULL;
         json_object *ctrls;
@@ -364,53 +408,20 @@ int storcli_apply_rebuild(ControllerVolumeList *l, const char *text, size_t size
 
         if (!l)
                 return -EINVAL;
-        ctrls = storcli_controllers(text, size, &root);
+        ctrls = storcli_controllers(text, size, &root, &n);
         if (!ctrls)
                 return -EBADMSG;
-
-        n = json_object_array_length(ctrls);
         for (size_t i = 0; i < n; i++) {
                 json_object *rd = json_get(json_object_array_get_idx(ctrls, i), "Response Data",
                                            json_type_array);
                 size_t m = rd ? json_object_array_length(rd) : 0;
 
                 for (size_t j = 0; j < m; j++) {
-                        json_object *row = json_object_array_get_idx(rd, j), *pct;
-                        const char *drive = json_get_str(row, "Drive-ID"),
-                                   *status = json_get_str(row, "Status");
-                        double progress = CONTROLLER_PROGRESS_UNKNOWN;
-                        usec_t eta = USEC_INFINITY;
+                        int r = storcli_apply_row(l, json_object_array_get_idx(rd, j));
 
-                        if (!drive || !status || strcasecmp(status, "In progress") != 0)
-                                continue;
-                        /* an integer, or "-" (some versions print numbers as strings) */
-                        pct = json_get(row, "Progress%", json_type_int);
-                        if (pct) {
-                                int64_t p = json_object_get_int64(pct);
-
-                                if (p >= 0 && p <= 100)
-                                        progress = (double) p / 100.0;
-                        } else
-                                (void) ccli_parse_percent(json_get_str(row, "Progress%"),
-                                                          &progress);
-                        (void) ccli_parse_eta(json_get_str(row, "Estimated Time Left"), &eta);
-
-                        for (size_t k = 0; k < l->n; k++) {
-                                ControllerVolume *v = &l->volumes[k];
-                                char *op;
-
-                                if (!v->rebuild_drive || strcasecmp(v->rebuild_drive, drive) != 0)
-                                        continue;
-                                op = strdup("Rebuild");
-                                if (!op)
-                                        return -ENOMEM;
-                                free(v->operation);
-                                v->operation = op;
-                                v->state = CONTROLLER_VOLUME_REBUILDING;
-                                v->progress = progress;
-                                v->eta_usec = eta;
-                                updated++;
-                        }
+                        if (r < 0)
+                                return r;
+                        updated += r;
                 }
         }
         return updated;

@@ -200,10 +200,10 @@ static int query_run(const CliQuery *q, char *const argv[], char **ret, size_t *
                                   CLI_MAX_OUTPUT, ret, ret_size);
 }
 
-/* storcli: all virtual drives, then the rebuild progress of each drive that rebuilds. */
-static int query_storcli(const CliQuery *q, ControllerVolumeList *l) {
-        char *argv[] = { q->bin,         (char *) "/call/vall", (char *) "show",
-                         (char *) "all", (char *) "J",          NULL };
+/* Run argv and hand its output to the parser. */
+static int query_parse(const CliQuery *q, char *const argv[],
+                       int (*parse)(const char *text, size_t size, ControllerVolumeList *l),
+                       ControllerVolumeList *l) {
         _cleanup_free_ char *out = NULL;
         size_t size;
         int r;
@@ -211,7 +211,16 @@ static int query_storcli(const CliQuery *q, ControllerVolumeList *l) {
         r = query_run(q, argv, &out, &size);
         if (r < 0)
                 return r;
-        r = storcli_parse_volumes(out, size, l);
+        return parse(out, size, l);
+}
+
+/* storcli: all virtual drives, then the rebuild progress of each drive that rebuilds. */
+static int query_storcli(const CliQuery *q, ControllerVolumeList *l) {
+        char *argv[] = { q->bin,         (char *) "/call/vall", (char *) "show",
+                         (char *) "all", (char *) "J",          NULL };
+        int r;
+
+        r = query_parse(q, argv, storcli_parse_volumes, l);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < l->n; i++) {
@@ -238,28 +247,22 @@ static int query_ssacli(const CliQuery *q, ControllerVolumeList *l) {
                          (char *) "config",
                          (char *) "detail",
                          NULL };
-        _cleanup_free_ char *out = NULL;
-        size_t size;
-        int r;
+        return query_parse(q, argv, ssacli_parse_config, l);
+}
 
-        r = query_run(q, argv, &out, &size);
-        if (r < 0)
-                return r;
-        return ssacli_parse_config(out, size, l);
+static int arcconf_parse_ld_1(const char *text, size_t size, ControllerVolumeList *l) {
+        return arcconf_parse_ld(text, size, "1", l);
 }
 
 /* arcconf: the logical devices of controller 1, then (best effort) its task status. */
 static int query_arcconf(const CliQuery *q, ControllerVolumeList *l) {
         char *argv[] = { q->bin, (char *) "GETCONFIG", (char *) "1", (char *) "LD", NULL };
         char *argv2[] = { q->bin, (char *) "GETSTATUS", (char *) "1", NULL };
-        _cleanup_free_ char *out = NULL, *st = NULL;
-        size_t size, st_size;
+        _cleanup_free_ char *st = NULL;
+        size_t st_size;
         int r;
 
-        r = query_run(q, argv, &out, &size);
-        if (r < 0)
-                return r;
-        r = arcconf_parse_ld(out, size, "1", l);
+        r = query_parse(q, argv, arcconf_parse_ld_1, l);
         if (r < 0)
                 return r;
         if (query_run(q, argv2, &st, &st_size) >= 0)
