@@ -162,14 +162,106 @@ int dm_parse_target_line(const char *line, DmTargetLine *ret) {
         return 0;
 }
 
+/* Room for the longest token of a raid status: the health string of DM_RAID_MAX_DEVICES. */
+#define RAID_TOKEN_MAX (DM_RAID_MAX_DEVICES + 2)
+
+/* "<#devices> <health chars>", one health character per device. */
+static int raid_parse_devices(const char **p, DmRaidStatus *s) {
+        char tok[RAID_TOKEN_MAX];
+        uint64_t n;
+        int r;
+
+        r = next_u64(p, &n);
+        if (r < 0)
+                return r;
+        if (n == 0)
+                return -EINVAL;
+        if (n > DM_RAID_MAX_DEVICES)
+                return -ERANGE;
+        s->n_devices = (unsigned) n;
+
+        r = next_token(p, tok, sizeof(tok));
+        if (r <= 0) /* none, or longer than any valid health string */
+                return -EINVAL;
+        if (strlen(tok) != s->n_devices)
+                return -EINVAL;
+        for (size_t i = 0; tok[i]; i++)
+                if (dm_raid_health_from_char(tok[i]) < 0)
+                        return -EINVAL;
+        memcpy(s->health, tok, s->n_devices + 1);
+        return 0;
+}
+
+/* "<done>/<total> <sync_action>" */
+static int raid_parse_sync(const char **p, DmRaidStatus *s) {
+        char tok[RAID_TOKEN_MAX], *slash;
+        int r;
+
+        r = next_token(p, tok, sizeof(tok));
+        if (r <= 0)
+                return -EINVAL;
+        slash = strchr(tok, '/');
+        if (!slash)
+                return -EINVAL;
+        *slash = 0;
+        r = parse_u64_strict(tok, &s->sync_done_sectors);
+        if (r < 0)
+                return r;
+        r = parse_u64_strict(slash + 1, &s->sync_total_sectors);
+        if (r < 0)
+                return r;
+
+        r = next_token(p, tok, sizeof(tok));
+        if (r <= 0)
+                return -EINVAL;
+        if (!is_type_name(tok))
+                return -EINVAL;
+        s->sync_action = dm_raid_sync_action_from_string(tok);
+        if (s->sync_action < 0 || s->sync_action == DM_RAID_SYNC_ACTION_UNKNOWN)
+                s->sync_action = DM_RAID_SYNC_ACTION_UNKNOWN;
+        memcpy(s->sync_action_raw, tok, MIN(strlen(tok), sizeof(s->sync_action_raw) - 1));
+        return 0;
+}
+
+/* Optional, in the order kernel versions added them: "<mismatch_cnt> <data_offset>
+ * <journal_char>". */
+static int raid_parse_optional(const char **p, DmRaidStatus *s) {
+        char tok[RAID_TOKEN_MAX];
+        int r;
+
+        r = next_token(p, tok, sizeof(tok));
+        if (r < 0)
+                return -ERANGE;
+        if (r > 0) {
+                r = parse_u64_strict(tok, &s->mismatch_cnt);
+                if (r < 0)
+                        return r;
+                r = next_token(p, tok, sizeof(tok));
+                if (r < 0)
+                        return -ERANGE;
+        }
+        if (r > 0) {
+                r = parse_u64_strict(tok, &s->data_offset_sectors);
+                if (r < 0)
+                        return r;
+                r = next_token(p, tok, sizeof(tok));
+                if (r < 0)
+                        return -EINVAL;
+        }
+        if (r > 0) {
+                if (strlen(tok) != 1 || dm_raid_health_from_char(tok[0]) < 0)
+                        return -EINVAL;
+                s->journal = tok[0];
+        }
+        return 0;
+}
+
 int dm_raid_status_parse(const char *params, DmRaidStatus *ret) {
         DmRaidStatus s = {
                 .mismatch_cnt = DM_UNSET,
                 .data_offset_sectors = DM_UNSET,
         };
         const char *p = params;
-        char tok[DM_RAID_MAX_DEVICES + 2], *slash;
-        uint64_t n;
         int r;
 
         if (!params)
@@ -180,76 +272,15 @@ int dm_raid_status_parse(const char *params, DmRaidStatus *ret) {
                 return r == 0 ? -EINVAL : r;
         if (!is_type_name(s.raid_type))
                 return -EINVAL;
-
-        r = next_u64(&p, &n);
+        r = raid_parse_devices(&p, &s);
         if (r < 0)
                 return r;
-        if (n == 0)
-                return -EINVAL;
-        if (n > DM_RAID_MAX_DEVICES)
-                return -ERANGE;
-        s.n_devices = (unsigned) n;
-
-        r = next_token(&p, tok, sizeof(tok));
-        if (r <= 0)
-                return r == 0 ? -EINVAL : -EINVAL; /* longer than any valid health string */
-        if (strlen(tok) != s.n_devices)
-                return -EINVAL;
-        for (size_t i = 0; tok[i]; i++)
-                if (dm_raid_health_from_char(tok[i]) < 0)
-                        return -EINVAL;
-        memcpy(s.health, tok, s.n_devices + 1);
-
-        /* done/total */
-        r = next_token(&p, tok, sizeof(tok));
-        if (r <= 0)
-                return -EINVAL;
-        slash = strchr(tok, '/');
-        if (!slash)
-                return -EINVAL;
-        *slash = 0;
-        r = parse_u64_strict(tok, &s.sync_done_sectors);
+        r = raid_parse_sync(&p, &s);
         if (r < 0)
                 return r;
-        r = parse_u64_strict(slash + 1, &s.sync_total_sectors);
+        r = raid_parse_optional(&p, &s);
         if (r < 0)
                 return r;
-
-        r = next_token(&p, tok, sizeof(tok));
-        if (r <= 0)
-                return -EINVAL;
-        if (!is_type_name(tok))
-                return -EINVAL;
-        s.sync_action = dm_raid_sync_action_from_string(tok);
-        if (s.sync_action < 0 || s.sync_action == DM_RAID_SYNC_ACTION_UNKNOWN)
-                s.sync_action = DM_RAID_SYNC_ACTION_UNKNOWN;
-        memcpy(s.sync_action_raw, tok, MIN(strlen(tok), sizeof(s.sync_action_raw) - 1));
-
-        /* Optional, in version order. */
-        r = next_token(&p, tok, sizeof(tok));
-        if (r < 0)
-                return -ERANGE;
-        if (r > 0) {
-                r = parse_u64_strict(tok, &s.mismatch_cnt);
-                if (r < 0)
-                        return r;
-                r = next_token(&p, tok, sizeof(tok));
-                if (r < 0)
-                        return -ERANGE;
-        }
-        if (r > 0) {
-                r = parse_u64_strict(tok, &s.data_offset_sectors);
-                if (r < 0)
-                        return r;
-                r = next_token(&p, tok, sizeof(tok));
-                if (r < 0)
-                        return -EINVAL;
-        }
-        if (r > 0) {
-                if (strlen(tok) != 1 || dm_raid_health_from_char(tok[0]) < 0)
-                        return -EINVAL;
-                s.journal = tok[0];
-        }
 
         *ret = s;
         return 0;

@@ -88,6 +88,125 @@ static MdSyncAction mdstat_action_from_word(const char *w, size_t l) {
         return MD_SYNC_ACTION_UNKNOWN;
 }
 
+/* After a number: ".D..." gives D (tenths; further digits are dropped), no fraction 0, a dot
+ * without a digit -EINVAL (with *p past the dot). */
+static int scan_tenths(const char **p) {
+        int t;
+
+        if (**p != '.')
+                return 0;
+        (*p)++;
+        if (!isdigit((unsigned char) **p))
+                return -EINVAL;
+        t = **p - '0';
+        while (isdigit((unsigned char) **p))
+                (*p)++;
+        return t;
+}
+
+/* The optional progress bar "[==>....]" and the blanks after it. */
+static int skip_bar(const char **p) {
+        const char *q = *p;
+
+        if (*q != '[')
+                return 0;
+        for (q++; *q == '=' || *q == '>' || *q == '.'; q++)
+                ;
+        if (*q != ']')
+                return -EINVAL;
+        *p = skip_space(q + 1);
+        return 0;
+}
+
+/* "resync=DELAYED", "resync=PENDING", or another word=WORD: v is the value after "=", the rest of
+ * the line must be blank. */
+static int parse_state_word(const char *word, size_t wl, const char *v, MdstatProgress *pr) {
+        const char *p = v;
+        char *raw;
+
+        while (*p && !isspace((unsigned char) *p))
+                p++;
+        if (p == v)
+                return -EINVAL;
+        for (const char *q = p; *q; q++)
+                if (!isspace((unsigned char) *q))
+                        return -EINVAL;
+        if ((size_t) (p - v) == 7 && strncmp(v, "DELAYED", 7) == 0)
+                pr->kind = MDSTAT_PROGRESS_DELAYED;
+        else if ((size_t) (p - v) == 7 && strncmp(v, "PENDING", 7) == 0)
+                pr->kind = MDSTAT_PROGRESS_PENDING;
+        else
+                pr->kind = MDSTAT_PROGRESS_OTHER;
+        raw = strndup(word, (size_t) (p - word));
+        if (!raw)
+                return -ENOMEM;
+        pr->action = mdstat_action_from_word(word, wl);
+        pr->raw = raw;
+        pr->done_kib = pr->total_kib = MD_UNSET;
+        return 0;
+}
+
+/* "8.6%" as 86 permille, at most 100%. */
+static int parse_percent(const char **p, unsigned *ret_permille) {
+        uint64_t a;
+        int b;
+
+        if (scan_u64(p, &a) < 0)
+                return -EINVAL;
+        b = scan_tenths(p);
+        if (b < 0 || **p != '%')
+                return -EINVAL;
+        (*p)++;
+        if (a > 100 || (a == 100 && b > 0))
+                return -EINVAL;
+        *ret_permille = (unsigned) (a * 10 + (unsigned) b);
+        return 0;
+}
+
+/* The optional "(done/total)" in KiB. */
+static int parse_done_total(const char **p, MdstatProgress *pr) {
+        *p = skip_space(*p);
+        if (**p != '(')
+                return 0;
+        (*p)++;
+        if (scan_u64(p, &pr->done_kib) < 0 || **p != '/')
+                return -EINVAL;
+        (*p)++;
+        if (scan_u64(p, &pr->total_kib) < 0 || **p != ')')
+                return -EINVAL;
+        (*p)++;
+        return 0;
+}
+
+/* "finish=1.5min" and "speed=1234K/sec"; other key=value tokens and malformed values are
+ * skipped. */
+static void parse_tokens(const char *p, MdstatProgress *pr) {
+        for (;;) {
+                while (isspace((unsigned char) *p)) /* any whitespace, or a stray \r stalls */
+                        p++;
+                if (!*p)
+                        break;
+                if (skip_prefix(&p, "finish=")) {
+                        uint64_t m;
+
+                        if (scan_u64(&p, &m) == 0) {
+                                int t = scan_tenths(&p); /* "5.min": 5 minutes */
+
+                                if (skip_prefix(&p, "min") && m != MD_UNSET &&
+                                    m <= (UINT64_MAX - 60) / 60)
+                                        pr->finish_sec = m * 60 + (uint64_t) MAX(t, 0) * 6;
+                        }
+                } else if (skip_prefix(&p, "speed=")) {
+                        uint64_t s;
+
+                        if (scan_u64(&p, &s) == 0 && skip_prefix(&p, "K/sec"))
+                                pr->speed_kib_per_sec = s;
+                }
+                while (*p && !isspace((unsigned char) *p))
+                        p++;
+        }
+}
+
 int mdstat_parse_progress(const char *line, MdstatProgress *ret) {
         MdstatProgress pr = {
                 .kind = MDSTAT_PROGRESS_RUNNING,
@@ -98,22 +217,15 @@ int mdstat_parse_progress(const char *line, MdstatProgress *ret) {
         };
         const char *p, *word;
         size_t wl;
-        uint64_t a, b;
+        int r;
 
         if (!line)
                 return -EINVAL;
         p = skip_space(line);
+        if (skip_bar(&p) < 0)
+                return -EINVAL;
 
-        /* Optional progress bar "[==>....]". */
-        if (*p == '[') {
-                const char *q = p + 1;
-                while (*q == '=' || *q == '>' || *q == '.')
-                        q++;
-                if (*q != ']')
-                        return -EINVAL;
-                p = skip_space(q + 1);
-        }
-
+        /* "recovery =" */
         word = p;
         while (isalpha((unsigned char) *p) || *p == '_')
                 p++;
@@ -126,95 +238,17 @@ int mdstat_parse_progress(const char *line, MdstatProgress *ret) {
         p = skip_space(p + 1);
 
         if (!isdigit((unsigned char) *p)) {
-                /* "resync=DELAYED", "resync=PENDING", or another word=WORD */
-                const char *v = p;
-                char *raw;
-
-                while (*p && !isspace((unsigned char) *p))
-                        p++;
-                if (p == v)
-                        return -EINVAL;
-                for (const char *q = p; *q; q++)
-                        if (!isspace((unsigned char) *q))
-                                return -EINVAL;
-                if ((size_t) (p - v) == 7 && strncmp(v, "DELAYED", 7) == 0)
-                        pr.kind = MDSTAT_PROGRESS_DELAYED;
-                else if ((size_t) (p - v) == 7 && strncmp(v, "PENDING", 7) == 0)
-                        pr.kind = MDSTAT_PROGRESS_PENDING;
-                else
-                        pr.kind = MDSTAT_PROGRESS_OTHER;
-                raw = strndup(word, (size_t) (p - word));
-                if (!raw)
-                        return -ENOMEM;
-                pr.action = mdstat_action_from_word(word, wl);
-                pr.raw = raw;
-                pr.done_kib = pr.total_kib = MD_UNSET;
+                r = parse_state_word(word, wl, p, &pr);
+                if (r < 0)
+                        return r;
                 *ret = pr;
                 return 0;
         }
 
         pr.action = mdstat_action_from_word(word, wl);
-
-        /* "8.6%" */
-        if (scan_u64(&p, &a) < 0)
+        if (parse_percent(&p, &pr.permille) < 0 || parse_done_total(&p, &pr) < 0)
                 return -EINVAL;
-        b = 0;
-        if (*p == '.') {
-                p++;
-                if (!isdigit((unsigned char) *p))
-                        return -EINVAL;
-                b = (uint64_t) (*p - '0');
-                while (isdigit((unsigned char) *p))
-                        p++;
-        }
-        if (*p != '%')
-                return -EINVAL;
-        p++;
-        if (a > 100 || (a == 100 && b > 0))
-                return -EINVAL;
-        pr.permille = (unsigned) (a * 10 + b);
-
-        /* "(done/total)" */
-        p = skip_space(p);
-        if (*p == '(') {
-                p++;
-                if (scan_u64(&p, &pr.done_kib) < 0 || *p != '/')
-                        return -EINVAL;
-                p++;
-                if (scan_u64(&p, &pr.total_kib) < 0 || *p != ')')
-                        return -EINVAL;
-                p++;
-        }
-
-        /* key=value tokens; unknown ones are skipped. */
-        for (;;) {
-                while (isspace((unsigned char) *p)) /* any whitespace, or a stray \r stalls */
-                        p++;
-                if (!*p)
-                        break;
-                if (skip_prefix(&p, "finish=")) {
-                        uint64_t m, t = 0;
-                        if (scan_u64(&p, &m) == 0) {
-                                if (*p == '.') {
-                                        p++;
-                                        if (isdigit((unsigned char) *p))
-                                                t = (uint64_t) (*p - '0');
-                                        while (isdigit((unsigned char) *p))
-                                                p++;
-                                }
-                                if (skip_prefix(&p, "min") && m != MD_UNSET &&
-                                    m <= (UINT64_MAX - 60) / 60)
-                                        pr.finish_sec = m * 60 + t * 6;
-                        }
-                } else if (skip_prefix(&p, "speed=")) {
-                        uint64_t s;
-                        if (scan_u64(&p, &s) == 0 && skip_prefix(&p, "K/sec"))
-                                pr.speed_kib_per_sec = s;
-                }
-                while (*p && !isspace((unsigned char) *p))
-                        p++;
-        }
-
+        parse_tokens(p, &pr);
         *ret = pr;
         return 0;
 }

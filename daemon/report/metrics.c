@@ -358,41 +358,9 @@ static void volume_families(Ctx *c) {
                                       NULL);
 }
 
-static void md_dm_families(Ctx *c) {
+/* Slots, degradation and members of md arrays and dm-raid volumes. */
+static void array_families(Ctx *c) {
         MetricsWriter *w = c->w;
-        bool any_md = false, any_dm = false, any_array = false;
-
-        for (size_t i = 0; i < c->n; i++) {
-                any_md = any_md || c->vols[i]->md;
-                any_dm = any_dm || c->vols[i]->dm_name;
-                any_array = any_array || volume_is_array(c->vols[i]);
-        }
-
-        if (any_md) {
-                metrics_writer_family(w, "storpulse_md_array_state", METRIC_GAUGE,
-                                      "md array_state, one series per state, 1 for the current "
-                                      "one.");
-                for (size_t i = 0; i < c->n; i++) {
-                        const Volume *v = c->vols[i];
-                        if (!v->md)
-                                continue;
-                        for (MdArrayState s = 0; s < _MD_ARRAY_STATE_MAX; s++)
-                                metrics_writer_sample(w, "", v->md->array_state == s, "volume",
-                                                      v->name, "state", md_array_state_to_string(s),
-                                                      NULL);
-                }
-        }
-        if (any_dm) {
-                metrics_writer_family(w, "storpulse_dm_suspended", METRIC_GAUGE,
-                                      "1 if the device-mapper device (LVM or other) is "
-                                      "suspended.");
-                for (size_t i = 0; i < c->n; i++)
-                        if (c->vols[i]->dm_name)
-                                metrics_writer_sample(w, "", c->vols[i]->dm_suspended, "volume",
-                                                      c->vols[i]->name, NULL);
-        }
-        if (!any_array)
-                return;
 
         metrics_writer_family(w, "storpulse_array_raid_disks", METRIC_GAUGE,
                               "Member slots of the array (md raid_disks, dm-raid legs).");
@@ -435,6 +403,11 @@ static void md_dm_families(Ctx *c) {
                                                       v->name, "member",
                                                       v->array_members[j].name ?: "", NULL);
         }
+}
+
+/* The sync machinery of md arrays and dm-raid volumes: action, progress, speed, ETA. */
+static void sync_families(Ctx *c) {
+        MetricsWriter *w = c->w;
 
         metrics_writer_family(w, "storpulse_sync_action", METRIC_GAUGE,
                               "What the array's sync machinery does, one series per action, 1 "
@@ -504,6 +477,45 @@ static void md_dm_families(Ctx *c) {
                                               "volume", c->vols[i]->name, NULL);
 }
 
+static void md_dm_families(Ctx *c) {
+        MetricsWriter *w = c->w;
+        bool any_md = false, any_dm = false, any_array = false;
+
+        for (size_t i = 0; i < c->n; i++) {
+                any_md = any_md || c->vols[i]->md;
+                any_dm = any_dm || c->vols[i]->dm_name;
+                any_array = any_array || volume_is_array(c->vols[i]);
+        }
+
+        if (any_md) {
+                metrics_writer_family(w, "storpulse_md_array_state", METRIC_GAUGE,
+                                      "md array_state, one series per state, 1 for the current "
+                                      "one.");
+                for (size_t i = 0; i < c->n; i++) {
+                        const Volume *v = c->vols[i];
+                        if (!v->md)
+                                continue;
+                        for (MdArrayState s = 0; s < _MD_ARRAY_STATE_MAX; s++)
+                                metrics_writer_sample(w, "", v->md->array_state == s, "volume",
+                                                      v->name, "state", md_array_state_to_string(s),
+                                                      NULL);
+                }
+        }
+        if (any_dm) {
+                metrics_writer_family(w, "storpulse_dm_suspended", METRIC_GAUGE,
+                                      "1 if the device-mapper device (LVM or other) is "
+                                      "suspended.");
+                for (size_t i = 0; i < c->n; i++)
+                        if (c->vols[i]->dm_name)
+                                metrics_writer_sample(w, "", c->vols[i]->dm_suspended, "volume",
+                                                      c->vols[i]->name, NULL);
+        }
+        if (!any_array)
+                return;
+        array_families(c);
+        sync_families(c);
+}
+
 static void latency_histogram(Ctx *c, const char *volume, const char *phase,
                               const LatencyHistogram *h) {
         MetricsWriter *w = c->w;
@@ -527,115 +539,117 @@ static void latency_histogram(Ctx *c, const char *volume, const char *phase,
                               NULL);
 }
 
-static void probe_families(Ctx *c) {
+/* The last probe of each volume that has one: when, how long, how it ended, per phase. */
+static void probe_last_families(Ctx *c) {
         MetricsWriter *w = c->w;
-        bool any = false, any_last = false, any_baseline = false;
 
+        metrics_writer_family(w, "storpulse_probe_last_run_timestamp_seconds", METRIC_GAUGE,
+                              "When the last probe of the volume ended, seconds since "
+                              "the epoch.");
         for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i]) {
-                        any = true;
-                        any_last = any_last || c->probes[i]->has_last;
-                        any_baseline = any_baseline ||
-                                       (c->probes[i]->baseline && c->probes[i]->baseline->has);
-                }
+                if (c->probes[i] && c->probes[i]->has_last)
+                        metrics_writer_sample(w, "", usec_to_sec(c->probes[i]->last.realtime_usec),
+                                              "volume", c->vols[i]->name, NULL);
 
-        if (c->in->next_probe_realtime_usec > 0) {
-                metrics_writer_family(w, "storpulse_probe_next_run_timestamp_seconds", METRIC_GAUGE,
-                                      "When the built-in schedule runs the next probe, seconds "
-                                      "since the epoch.");
-                metrics_writer_sample(w, "", usec_to_sec(c->in->next_probe_realtime_usec), NULL);
-        }
-        if (!any)
-                return;
-
-        metrics_writer_family(w, "storpulse_probe_running", METRIC_GAUGE,
-                              "1 while a probe reads the volume.");
+        metrics_writer_family(w, "storpulse_probe_last_duration_seconds", METRIC_GAUGE,
+                              "Wall time of the probe" PROBE_HELP ".");
         for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", c->probes[i]->running, "volume",
+                if (c->probes[i] && c->probes[i]->has_last)
+                        metrics_writer_sample(w, "", usec_to_sec(c->probes[i]->last.duration_usec),
+                                              "volume", c->vols[i]->name, NULL);
+
+        metrics_writer_family(w, "storpulse_probe_last_result", METRIC_GAUGE,
+                              "How the probe ended, one series per result (ok, error, "
+                              "stalled, failed), 1 for the actual one" PROBE_HELP ".");
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i] && c->probes[i]->has_last)
+                        for (ReportProbeResult r = 0; r < _REPORT_PROBE_RESULT_MAX; r++)
+                                metrics_writer_sample(w, "", c->probes[i]->last.result == r,
+                                                      "volume", c->vols[i]->name, "result",
+                                                      report_probe_result_to_string(r), NULL);
+
+        metrics_writer_family(w, "storpulse_probe_last_errors", METRIC_GAUGE,
+                              "Failed and short reads" PROBE_HELP ".");
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i] && c->probes[i]->has_last)
+                        metrics_writer_sample(w, "", (double) c->probes[i]->last.errors, "volume",
                                               c->vols[i]->name, NULL);
 
-        metrics_writer_family(w, "storpulse_probe_stalled", METRIC_GAUGE,
-                              "1 if the last probe got no result before its timeout (the "
-                              "volume stalled)" PROBE_HELP ".");
+        metrics_writer_family(w, "storpulse_probe_read_bytes_per_second", METRIC_GAUGE,
+                              "Read throughput per phase (sequential, random, "
+                              "random_deep)" PROBE_HELP ".");
         for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", c->probes[i]->stalled, "volume",
-                                              c->vols[i]->name, NULL);
-
-        if (any_last) {
-                metrics_writer_family(w, "storpulse_probe_last_run_timestamp_seconds", METRIC_GAUGE,
-                                      "When the last probe of the volume ended, seconds since "
-                                      "the epoch.");
-                for (size_t i = 0; i < c->n; i++)
-                        if (c->probes[i] && c->probes[i]->has_last)
+                for (ProbePhase p = 0;
+                     c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
+                        if (c->probes[i]->last.phases[p].ran)
                                 metrics_writer_sample(w, "",
-                                                      usec_to_sec(c->probes[i]->last.realtime_usec),
-                                                      "volume", c->vols[i]->name, NULL);
+                                                      c->probes[i]->last.phases[p].bytes_per_second,
+                                                      "volume", c->vols[i]->name, "phase",
+                                                      probe_phase_to_string(p), NULL);
 
-                metrics_writer_family(w, "storpulse_probe_last_duration_seconds", METRIC_GAUGE,
-                                      "Wall time of the probe" PROBE_HELP ".");
-                for (size_t i = 0; i < c->n; i++)
-                        if (c->probes[i] && c->probes[i]->has_last)
-                                metrics_writer_sample(w, "",
-                                                      usec_to_sec(c->probes[i]->last.duration_usec),
-                                                      "volume", c->vols[i]->name, NULL);
+        metrics_writer_family(w, "storpulse_probe_read_iops", METRIC_GAUGE,
+                              "Reads completed per second per phase" PROBE_HELP ".");
+        for (size_t i = 0; i < c->n; i++)
+                for (ProbePhase p = 0;
+                     c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
+                        if (c->probes[i]->last.phases[p].ran)
+                                metrics_writer_sample(w, "", c->probes[i]->last.phases[p].iops,
+                                                      "volume", c->vols[i]->name, "phase",
+                                                      probe_phase_to_string(p), NULL);
 
-                metrics_writer_family(w, "storpulse_probe_last_result", METRIC_GAUGE,
-                                      "How the probe ended, one series per result (ok, error, "
-                                      "stalled, failed), 1 for the actual one" PROBE_HELP ".");
-                for (size_t i = 0; i < c->n; i++)
-                        if (c->probes[i] && c->probes[i]->has_last)
-                                for (ReportProbeResult r = 0; r < _REPORT_PROBE_RESULT_MAX; r++)
-                                        metrics_writer_sample(w, "", c->probes[i]->last.result == r,
-                                                              "volume", c->vols[i]->name, "result",
-                                                              report_probe_result_to_string(r),
-                                                              NULL);
+        metrics_writer_family(w, "storpulse_probe_read_latency_seconds", METRIC_HISTOGRAM,
+                              "Read latency per phase" PROBE_HELP
+                              "; a bucket may undercount by the samples within 0.8% "
+                              "below its bound.");
+        for (size_t i = 0; i < c->n; i++)
+                for (ProbePhase p = 0;
+                     c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
+                        if (c->probes[i]->last.phases[p].ran &&
+                            c->probes[i]->last.phases[p].latency)
+                                latency_histogram(c, c->vols[i]->name, probe_phase_to_string(p),
+                                                  c->probes[i]->last.phases[p].latency);
+}
 
-                metrics_writer_family(w, "storpulse_probe_last_errors", METRIC_GAUGE,
-                                      "Failed and short reads" PROBE_HELP ".");
-                for (size_t i = 0; i < c->n; i++)
-                        if (c->probes[i] && c->probes[i]->has_last)
-                                metrics_writer_sample(w, "", (double) c->probes[i]->last.errors,
-                                                      "volume", c->vols[i]->name, NULL);
+/* The learnt baseline of each volume that has one, per phase. */
+static void baseline_families(Ctx *c) {
+        MetricsWriter *w = c->w;
 
-                metrics_writer_family(w, "storpulse_probe_read_bytes_per_second", METRIC_GAUGE,
-                                      "Read throughput per phase (sequential, random, "
-                                      "random_deep)" PROBE_HELP ".");
-                for (size_t i = 0; i < c->n; i++)
-                        for (ProbePhase p = 0;
-                             c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
-                                if (c->probes[i]->last.phases[p].ran)
-                                        metrics_writer_sample(
-                                                w, "",
-                                                c->probes[i]->last.phases[p].bytes_per_second,
-                                                "volume", c->vols[i]->name, "phase",
-                                                probe_phase_to_string(p), NULL);
-
-                metrics_writer_family(w, "storpulse_probe_read_iops", METRIC_GAUGE,
-                                      "Reads completed per second per phase" PROBE_HELP ".");
-                for (size_t i = 0; i < c->n; i++)
-                        for (ProbePhase p = 0;
-                             c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
-                                if (c->probes[i]->last.phases[p].ran)
-                                        metrics_writer_sample(w, "",
-                                                              c->probes[i]->last.phases[p].iops,
-                                                              "volume", c->vols[i]->name, "phase",
-                                                              probe_phase_to_string(p), NULL);
-
-                metrics_writer_family(w, "storpulse_probe_read_latency_seconds", METRIC_HISTOGRAM,
-                                      "Read latency per phase" PROBE_HELP
-                                      "; a bucket may undercount by the samples within 0.8% "
-                                      "below its bound.");
-                for (size_t i = 0; i < c->n; i++)
-                        for (ProbePhase p = 0;
-                             c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
-                                if (c->probes[i]->last.phases[p].ran &&
-                                    c->probes[i]->last.phases[p].latency)
-                                        latency_histogram(c, c->vols[i]->name,
-                                                          probe_phase_to_string(p),
-                                                          c->probes[i]->last.phases[p].latency);
+        metrics_writer_family(w, "storpulse_baseline_read_bytes_per_second", METRIC_GAUGE,
+                              "Expected read throughput per phase (the learnt baseline).");
+        for (size_t i = 0; i < c->n; i++) {
+                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
+                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
+                        if (b->phases[p].has)
+                                metrics_writer_sample(w, "", b->phases[p].bytes_per_second,
+                                                      "volume", c->vols[i]->name, "phase",
+                                                      probe_phase_to_string(p), NULL);
         }
+        metrics_writer_family(w, "storpulse_baseline_read_iops", METRIC_GAUGE,
+                              "Expected reads per second per phase (the learnt baseline).");
+        for (size_t i = 0; i < c->n; i++) {
+                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
+                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
+                        if (b->phases[p].has)
+                                metrics_writer_sample(w, "", b->phases[p].iops, "volume",
+                                                      c->vols[i]->name, "phase",
+                                                      probe_phase_to_string(p), NULL);
+        }
+        metrics_writer_family(w, "storpulse_baseline_read_latency_p99_seconds", METRIC_GAUGE,
+                              "Expected 99th percentile read latency per phase (the learnt "
+                              "baseline).");
+        for (size_t i = 0; i < c->n; i++) {
+                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
+                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
+                        if (b->phases[p].has)
+                                metrics_writer_sample(w, "", (double) b->phases[p].p99_ns / 1e9,
+                                                      "volume", c->vols[i]->name, "phase",
+                                                      probe_phase_to_string(p), NULL);
+        }
+}
+
+/* What the daemon spent on probing each volume since it started. */
+static void probe_counter_families(Ctx *c) {
+        MetricsWriter *w = c->w;
 
         metrics_writer_family(w, "storpulse_probe_runs_total", METRIC_COUNTER,
                               "Probes of the volume since the daemon started.");
@@ -674,40 +688,50 @@ static void probe_families(Ctx *c) {
                 if (c->probes[i])
                         metrics_writer_sample(w, "", usec_to_sec(c->probes[i]->device_usec),
                                               "volume", c->vols[i]->name, NULL);
+}
 
-        if (!any_baseline)
+static void probe_families(Ctx *c) {
+        MetricsWriter *w = c->w;
+        bool any = false, any_last = false, any_baseline = false;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i]) {
+                        any = true;
+                        any_last = any_last || c->probes[i]->has_last;
+                        any_baseline = any_baseline ||
+                                       (c->probes[i]->baseline && c->probes[i]->baseline->has);
+                }
+
+        if (c->in->next_probe_realtime_usec > 0) {
+                metrics_writer_family(w, "storpulse_probe_next_run_timestamp_seconds", METRIC_GAUGE,
+                                      "When the built-in schedule runs the next probe, seconds "
+                                      "since the epoch.");
+                metrics_writer_sample(w, "", usec_to_sec(c->in->next_probe_realtime_usec), NULL);
+        }
+        if (!any)
                 return;
-        metrics_writer_family(w, "storpulse_baseline_read_bytes_per_second", METRIC_GAUGE,
-                              "Expected read throughput per phase (the learnt baseline).");
-        for (size_t i = 0; i < c->n; i++) {
-                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
-                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has)
-                                metrics_writer_sample(w, "", b->phases[p].bytes_per_second,
-                                                      "volume", c->vols[i]->name, "phase",
-                                                      probe_phase_to_string(p), NULL);
-        }
-        metrics_writer_family(w, "storpulse_baseline_read_iops", METRIC_GAUGE,
-                              "Expected reads per second per phase (the learnt baseline).");
-        for (size_t i = 0; i < c->n; i++) {
-                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
-                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has)
-                                metrics_writer_sample(w, "", b->phases[p].iops, "volume",
-                                                      c->vols[i]->name, "phase",
-                                                      probe_phase_to_string(p), NULL);
-        }
-        metrics_writer_family(w, "storpulse_baseline_read_latency_p99_seconds", METRIC_GAUGE,
-                              "Expected 99th percentile read latency per phase (the learnt "
-                              "baseline).");
-        for (size_t i = 0; i < c->n; i++) {
-                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
-                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has)
-                                metrics_writer_sample(w, "", (double) b->phases[p].p99_ns / 1e9,
-                                                      "volume", c->vols[i]->name, "phase",
-                                                      probe_phase_to_string(p), NULL);
-        }
+
+        metrics_writer_family(w, "storpulse_probe_running", METRIC_GAUGE,
+                              "1 while a probe reads the volume.");
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i])
+                        metrics_writer_sample(w, "", c->probes[i]->running, "volume",
+                                              c->vols[i]->name, NULL);
+
+        metrics_writer_family(w, "storpulse_probe_stalled", METRIC_GAUGE,
+                              "1 if the last probe got no result before its timeout (the "
+                              "volume stalled)" PROBE_HELP ".");
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i])
+                        metrics_writer_sample(w, "", c->probes[i]->stalled, "volume",
+                                              c->vols[i]->name, NULL);
+
+        if (any_last)
+                probe_last_families(c);
+
+        probe_counter_families(c);
+        if (any_baseline)
+                baseline_families(c);
 }
 
 static int cmp_probe(const void *a, const void *b) {
