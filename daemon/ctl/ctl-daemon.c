@@ -362,6 +362,69 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
         return 0;
 }
 
+/* {"command":"probe","profile":...,"volumes":[...]} for the volumes at argv[optind..]. */
+static struct json_object *probe_request(const Options *o, int argc, char **argv) {
+        struct json_object *req = json_object_new_object(), *vols = json_object_new_array();
+
+        if (!req || !vols) {
+                json_object_put(req);
+                json_object_put(vols);
+                return NULL;
+        }
+        json_object_object_add(req, "command", json_object_new_string("probe"));
+        json_object_object_add(req, "profile", json_object_new_string(o->profile));
+        for (int i = optind; i < argc; i++) {
+                const char *n = argv[i];
+
+                if (strncmp(n, "/dev/", 5) == 0)
+                        n += 5;
+                json_object_array_add(vols, json_object_new_string(n));
+        }
+        json_object_object_add(req, "volumes", vols);
+        if (o->no_wait)
+                json_object_object_add(req, "wait", json_object_new_boolean(false));
+        return req;
+}
+
+/* A "volume" line of a probe run: the verdict, or why it was skipped. */
+static void print_probe_volume(struct json_object *line) {
+        struct json_object *res, *ph, *x;
+        double seq = 0, iops = 0;
+
+        if (json_object_object_get_ex(line, "result", &res) &&
+            json_object_object_get_ex(res, "phases", &ph)) {
+                if (json_object_object_get_ex(ph, "sequential", &x))
+                        seq = bytes_to_mib(jnum(x, "bytes_per_second"));
+                if (json_object_object_get_ex(ph, "random", &x))
+                        iops = jnum(x, "iops");
+        }
+        if (jstr(line, "reason"))
+                printf("%-12s skipped (%s)\n", jstr(line, "volume") ?: "?", jstr(line, "reason"));
+        else
+                printf("%-12s %-8s %10.1f MiB/s %10.0f IOPS\n", jstr(line, "volume") ?: "?",
+                       jstr(line, "verdict") ?: "?", seq, iops);
+        fflush(stdout);
+}
+
+/* The final "reply" of a probe run: its summary, and the exit status it gives. */
+static int probe_reply(struct json_object *line, const Options *o) {
+        if (!jbool(line, "ok")) {
+                if (!o->json)
+                        log_error("storpulsed: %s", jstr(line, "error") ?: "unknown error");
+                return EXIT_DAEMON;
+        }
+        if (jnum(line, "probed_error") > 0 || jnum(line, "stalled") > 0)
+                return EXIT_PROBE;
+        if (!o->json && !o->no_wait)
+                printf("run %.0f (%s): %.0f volumes, %.0f ok, %.0f skipped in %.1fs\n",
+                       jnum(line, "run"), jstr(line, "profile") ?: "?", jnum(line, "volumes"),
+                       jnum(line, "probed_ok"), jnum(line, "skipped"),
+                       jnum(line, "duration_seconds"));
+        else if (!o->json)
+                printf("run %.0f queued\n", jnum(line, "run"));
+        return 0;
+}
+
 static int ctl_daemon_probe_main(int argc, char **argv) {
         static const char usage[] =
                 "Usage: storpulsectl probe --profile NAME [--json] [--no-wait] [--socket PATH]\n"
@@ -376,7 +439,7 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
                 "stalls.\n";
         Options o = { .timeout = USEC_INFINITY };
         Conn c = { .fd = -EBADF };
-        struct json_object *req, *vols, *line = NULL;
+        struct json_object *req, *line = NULL;
         bool tty = isatty(STDOUT_FILENO), progress_shown = false;
         int r, code = 0;
 
@@ -387,25 +450,9 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
                 log_error("Usage error; see 'storpulsectl probe --profile NAME --help'.");
                 return 1;
         }
-        req = json_object_new_object();
-        vols = json_object_new_array();
-        if (!req || !vols) {
-                json_object_put(req);
-                json_object_put(vols);
+        req = probe_request(&o, argc, argv);
+        if (!req)
                 return log_oom(), EXIT_DAEMON;
-        }
-        json_object_object_add(req, "command", json_object_new_string("probe"));
-        json_object_object_add(req, "profile", json_object_new_string(o.profile));
-        for (int i = optind; i < argc; i++) {
-                const char *n = argv[i];
-
-                if (strncmp(n, "/dev/", 5) == 0)
-                        n += 5;
-                json_object_array_add(vols, json_object_new_string(n));
-        }
-        json_object_object_add(req, "volumes", vols);
-        if (o.no_wait)
-                json_object_object_add(req, "wait", json_object_new_boolean(false));
 
         r = conn_open(&c, socket_path(o.socket), o.timeout);
         if (r < 0) {
@@ -433,44 +480,13 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
                                 progress_shown = true;
                         }
                 } else if (strcmp(type, "volume") == 0) {
-                        struct json_object *res, *ph, *x;
-                        double seq = 0, iops = 0;
-
-                        if (json_object_object_get_ex(line, "result", &res) &&
-                            json_object_object_get_ex(res, "phases", &ph)) {
-                                if (json_object_object_get_ex(ph, "sequential", &x))
-                                        seq = bytes_to_mib(jnum(x, "bytes_per_second"));
-                                if (json_object_object_get_ex(ph, "random", &x))
-                                        iops = jnum(x, "iops");
-                        }
                         if (progress_shown)
                                 printf("\r%-40s\r", "");
                         progress_shown = false;
-                        if (jstr(line, "reason"))
-                                printf("%-12s skipped (%s)\n", jstr(line, "volume") ?: "?",
-                                       jstr(line, "reason"));
-                        else
-                                printf("%-12s %-8s %10.1f MiB/s %10.0f IOPS\n",
-                                       jstr(line, "volume") ?: "?", jstr(line, "verdict") ?: "?",
-                                       seq, iops);
-                        fflush(stdout);
+                        print_probe_volume(line);
                 }
                 if (strcmp(type, "reply") == 0) {
-                        if (!jbool(line, "ok")) {
-                                if (!o.json)
-                                        log_error("storpulsed: %s",
-                                                  jstr(line, "error") ?: "unknown error");
-                                code = EXIT_DAEMON;
-                        } else if (jnum(line, "probed_error") > 0 || jnum(line, "stalled") > 0)
-                                code = EXIT_PROBE;
-                        else if (!o.json && !o.no_wait)
-                                printf("run %.0f (%s): %.0f volumes, %.0f ok, %.0f skipped in "
-                                       "%.1fs\n",
-                                       jnum(line, "run"), jstr(line, "profile") ?: "?",
-                                       jnum(line, "volumes"), jnum(line, "probed_ok"),
-                                       jnum(line, "skipped"), jnum(line, "duration_seconds"));
-                        else if (!o.json)
-                                printf("run %.0f queued\n", jnum(line, "run"));
+                        code = probe_reply(line, &o);
                         json_object_put(line);
                         break;
                 }

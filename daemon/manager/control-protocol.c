@@ -40,12 +40,11 @@ static bool plain_name(const char *s, size_t n) {
         return true;
 }
 
-int control_request_parse(const char *line, size_t len, ControlRequest *ret,
-                          const char **ret_error) {
-        ControlRequest req = { .command = _CONTROL_COMMAND_INVALID, .wait = true };
+/* One line as one JSON value, nothing after it but blanks. */
+static int parse_line(const char *line, size_t len, struct json_object **ret,
+                      const char **ret_error) {
         struct json_tokener *tok;
-        struct json_object *o, *cmd = NULL;
-        const char *error = NULL;
+        struct json_object *o;
 
         if (len > CONTROL_LINE_MAX) {
                 *ret_error = "request too long";
@@ -76,114 +75,115 @@ int control_request_parse(const char *line, size_t len, ControlRequest *ret,
                 }
         }
         json_tokener_free(tok);
-        if (!json_object_is_type(o, json_type_object)) {
+        *ret = o;
+        return 0;
+}
+
+/* "volumes": an array of plain names into req->volumes (NULL for an empty one). The error, or
+ * NULL. */
+static const char *parse_volumes(struct json_object *val, ControlRequest *req) {
+        size_t n;
+
+        if (!json_object_is_type(val, json_type_array))
+                return "\"volumes\" must be an array of names";
+        n = json_object_array_length(val);
+        if (n > CONTROL_VOLUMES_MAX)
+                return "too many volumes";
+        for (size_t i = 0; req->volumes && req->volumes[i]; i++)
+                free(req->volumes[i]);
+        free(req->volumes);
+        req->volumes = calloc(n + 1, sizeof(char *));
+        if (!req->volumes)
+                return "out of memory";
+        for (size_t i = 0; i < n; i++) {
+                struct json_object *e = json_object_array_get_idx(val, i);
+
+                if (!json_object_is_type(e, json_type_string) ||
+                    !plain_name(json_object_get_string(e), (size_t) json_object_get_string_len(e)))
+                        return "\"volumes\" must be an array of names";
+                req->volumes[i] = strdup(json_object_get_string(e));
+                if (!req->volumes[i])
+                        return "out of memory";
+        }
+        if (n == 0)
+                req->volumes = mfree(req->volumes);
+        return NULL;
+}
+
+/* One key of the request object into req. The error, or NULL. */
+static const char *parse_key(const char *key, struct json_object *val, ControlRequest *req,
+                             struct json_object **cmd) {
+        if (strcmp(key, "command") == 0) {
+                if (!json_object_is_type(val, json_type_string))
+                        return "\"command\" must be a string";
+                *cmd = val;
+        } else if (strcmp(key, "profile") == 0) {
+                const char *s = json_object_get_string(val);
+
+                if (!json_object_is_type(val, json_type_string) ||
+                    !plain_name(s, (size_t) json_object_get_string_len(val)))
+                        return "\"profile\" must be a plain name";
+                free(req->profile);
+                req->profile = strdup(s);
+                if (!req->profile)
+                        return "out of memory";
+        } else if (strcmp(key, "volumes") == 0)
+                return parse_volumes(val, req);
+        else if (strcmp(key, "wait") == 0) {
+                if (!json_object_is_type(val, json_type_boolean))
+                        return "\"wait\" must be true or false";
+                req->wait = json_object_get_boolean(val);
+        } else
+                return "unknown key in request";
+        return NULL;
+}
+
+/* The command, and which keys go with it. The error, or NULL. */
+static const char *parse_command(struct json_object *cmd, ControlRequest *req) {
+        if (!cmd)
+                return "missing \"command\"";
+        req->command = control_command_from_string(json_object_get_string(cmd));
+        if (req->command < 0)
+                return "unknown command";
+        if (req->command == CONTROL_PROBE && !req->profile)
+                return "probe needs a \"profile\"";
+        if (req->command == CONTROL_BASELINE_RESET && (!req->volumes || req->volumes[1]))
+                return "baseline-reset needs exactly one volume in \"volumes\"";
+        if (req->command != CONTROL_PROBE && req->profile)
+                return "\"profile\" and \"volumes\" only go with probe";
+        if (req->command != CONTROL_PROBE && req->command != CONTROL_BASELINE_RESET &&
+            req->command != CONTROL_REPORT && req->volumes)
+                return "\"volumes\" only goes with probe, baseline-reset and report";
+        return NULL;
+}
+
+int control_request_parse(const char *line, size_t len, ControlRequest *ret,
+                          const char **ret_error) {
+        ControlRequest req = { .command = _CONTROL_COMMAND_INVALID, .wait = true };
+        struct json_object *o, *cmd = NULL;
+        const char *error = NULL;
+        int r;
+
+        r = parse_line(line, len, &o, ret_error);
+        if (r < 0)
+                return r;
+        if (!json_object_is_type(o, json_type_object))
                 error = "request is not a JSON object";
-                goto fail;
-        }
-        json_object_object_foreach(o, key, val) {
-                if (strcmp(key, "command") == 0) {
-                        if (!json_object_is_type(val, json_type_string)) {
-                                error = "\"command\" must be a string";
-                                goto fail;
-                        }
-                        cmd = val;
-                } else if (strcmp(key, "profile") == 0) {
-                        const char *s = json_object_get_string(val);
-
-                        if (!json_object_is_type(val, json_type_string) ||
-                            !plain_name(s, (size_t) json_object_get_string_len(val))) {
-                                error = "\"profile\" must be a plain name";
-                                goto fail;
-                        }
-                        free(req.profile);
-                        req.profile = strdup(s);
-                        if (!req.profile) {
-                                error = "out of memory";
-                                goto fail;
-                        }
-                } else if (strcmp(key, "volumes") == 0) {
-                        size_t n;
-
-                        if (!json_object_is_type(val, json_type_array)) {
-                                error = "\"volumes\" must be an array of names";
-                                goto fail;
-                        }
-                        n = json_object_array_length(val);
-                        if (n > CONTROL_VOLUMES_MAX) {
-                                error = "too many volumes";
-                                goto fail;
-                        }
-                        for (size_t i = 0; req.volumes && req.volumes[i]; i++)
-                                free(req.volumes[i]);
-                        free(req.volumes);
-                        req.volumes = calloc(n + 1, sizeof(char *));
-                        if (!req.volumes) {
-                                error = "out of memory";
-                                goto fail;
-                        }
-                        for (size_t i = 0; i < n; i++) {
-                                struct json_object *e = json_object_array_get_idx(val, i);
-
-                                if (!json_object_is_type(e, json_type_string) ||
-                                    !plain_name(json_object_get_string(e),
-                                                (size_t) json_object_get_string_len(e))) {
-                                        error = "\"volumes\" must be an array of names";
-                                        goto fail;
-                                }
-                                req.volumes[i] = strdup(json_object_get_string(e));
-                                if (!req.volumes[i]) {
-                                        error = "out of memory";
-                                        goto fail;
-                                }
-                        }
-                        if (n == 0) {
-                                free(req.volumes);
-                                req.volumes = NULL;
-                        }
-                } else if (strcmp(key, "wait") == 0) {
-                        if (!json_object_is_type(val, json_type_boolean)) {
-                                error = "\"wait\" must be true or false";
-                                goto fail;
-                        }
-                        req.wait = json_object_get_boolean(val);
-                } else {
-                        error = "unknown key in request";
-                        goto fail;
+        else {
+                json_object_object_foreach(o, key, val) {
+                        error = parse_key(key, val, &req, &cmd);
+                        if (error)
+                                break;
                 }
-        }
-        if (!cmd) {
-                error = "missing \"command\"";
-                goto fail;
-        }
-        req.command = control_command_from_string(json_object_get_string(cmd));
-        if (req.command < 0) {
-                error = "unknown command";
-                goto fail;
-        }
-        if (req.command == CONTROL_PROBE && !req.profile) {
-                error = "probe needs a \"profile\"";
-                goto fail;
-        }
-        if (req.command == CONTROL_BASELINE_RESET && (!req.volumes || req.volumes[1])) {
-                error = "baseline-reset needs exactly one volume in \"volumes\"";
-                goto fail;
-        }
-        if (req.command != CONTROL_PROBE && req.profile) {
-                error = "\"profile\" and \"volumes\" only go with probe";
-                goto fail;
-        }
-        if (req.command != CONTROL_PROBE && req.command != CONTROL_BASELINE_RESET &&
-            req.command != CONTROL_REPORT && req.volumes) {
-                error = "\"volumes\" only goes with probe, baseline-reset and report";
-                goto fail;
+                if (!error)
+                        error = parse_command(cmd, &req);
         }
         json_object_put(o);
+        if (error) {
+                control_request_done(&req);
+                *ret_error = error;
+                return -EINVAL;
+        }
         *ret = req;
         return 0;
-
-fail:
-        json_object_put(o);
-        control_request_done(&req);
-        *ret_error = error;
-        return -EINVAL;
 }

@@ -374,6 +374,92 @@ static void record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t, ProbeSki
         manager_publish(m);
 }
 
+/* The finished probe into the volume's record: a history sample, the outcome, the counters. */
+static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVerdict verdict,
+                          const ProbeRunnerOutcome *last, usec_t dur) {
+        ManagerProbeSample *s = &rec->history[rec->history_next];
+
+        *s = (ManagerProbeSample){
+                .realtime_usec = now(CLOCK_REALTIME),
+                .status = t->status,
+                .state = t->acc.state,
+                .duration_usec = dur,
+                .errors = t->acc.errors,
+        };
+        (void) snprintf(s->profile, sizeof(s->profile), "%s", t->profile.name);
+        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
+                summarize_phase(&t->acc.phases[i], &s->phases[i]);
+        rec->history_next = (rec->history_next + 1) % MANAGER_HISTORY_MAX;
+        if (rec->n_history < MANAGER_HISTORY_MAX)
+                rec->n_history++;
+        if (!rec->last_outcome)
+                rec->last_outcome = malloc(sizeof(*rec->last_outcome));
+        if (rec->last_outcome) {
+                *rec->last_outcome = last ? *last : (ProbeRunnerOutcome){};
+                rec->last_outcome->status = t->status;
+                rec->last_outcome->result = t->acc;
+                rec->has_outcome = true;
+        }
+        rec->last_realtime_usec = s->realtime_usec;
+        rec->n_probes++;
+        rec->skips_in_row = 0;
+        rec->cpu_usec += t->cpu_usec;
+        rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
+        rec->stalled = verdict == MANAGER_PROBE_STALLED;
+        if (verdict == MANAGER_PROBE_STALLED)
+                rec->n_stalls++;
+        else if (verdict == MANAGER_PROBE_ERROR)
+                rec->n_errors++;
+}
+
+/* The journal event of a finished probe: finished, error, or stalled. */
+static void log_result(Manager *m, const Volume *v, const RunTarget *t, ManagerProbeVerdict verdict,
+                       const ProbeRunnerOutcome *last) {
+        char f[4][96], *fields[5] = {};
+        const ProbePhaseResult *seq = &t->acc.phases[PROBE_PHASE_SEQUENTIAL],
+                               *rnd = &t->acc.phases[PROBE_PHASE_RANDOM];
+
+        (void) snprintf(f[0], sizeof(f[0]), "STORPULSE_PROFILE=%s", t->profile.name);
+        (void) snprintf(f[1], sizeof(f[1]), "STORPULSE_SEQ_BYTES_PER_SEC=%.0f",
+                        probe_phase_bytes_per_second(seq));
+        (void) snprintf(f[2], sizeof(f[2]), "STORPULSE_RAND_IOPS=%.1f", probe_phase_iops(rnd));
+        fields[0] = f[0];
+        fields[1] = f[1];
+        fields[2] = f[2];
+        if (verdict == MANAGER_PROBE_STALLED) {
+                const ProbeProgress *pp = last ? &last->last_progress : NULL;
+
+                (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_TIMEOUT_SEC=%.1f",
+                                (double) t->profile.params.timeout_usec / USEC_PER_SEC);
+                fields[3] = f[3];
+                manager_event(m, MANAGER_EVENT_PROBE_STALLED, v, NULL, fields,
+                              "%s: probe stalled (no answer within %.1fs, %s phase at "
+                              "%.0f%%); volume marked stalled",
+                              t->name, (double) t->profile.params.timeout_usec / USEC_PER_SEC,
+                              pp ? probe_phase_to_string(pp->phase) : "?",
+                              pp ? pp->fraction * 100 : 0.0);
+        } else if (verdict == MANAGER_PROBE_ERROR && t->acc.n_error_offsets > 0) {
+                (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_OFFSET_BYTES=%llu",
+                                (unsigned long long) t->acc.error_offsets[0]);
+                fields[3] = f[3];
+                manager_event(m, MANAGER_EVENT_PROBE_ERROR, v, NULL, fields,
+                              "%s: probe read errors: %llu (first at offset %llu: %s)", t->name,
+                              (unsigned long long) t->acc.errors,
+                              (unsigned long long) t->acc.error_offsets[0],
+                              t->acc.error_codes[0] ? strerror(-t->acc.error_codes[0])
+                                                    : "short read");
+        } else if (verdict == MANAGER_PROBE_ERROR)
+                manager_event(m, MANAGER_EVENT_PROBE_ERROR, v, NULL, fields, "%s: probe failed: %s",
+                              t->name,
+                              last && last->error ? strerror(-last->error)
+                                                  : probe_runner_status_to_string(t->status));
+        else
+                manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
+                              "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random", t->name,
+                              t->profile.name, probe_phase_bytes_per_second(seq) / 1e6,
+                              probe_phase_iops(rnd));
+}
+
 static void record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
                           ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
@@ -396,90 +482,10 @@ static void record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
         case _MANAGER_PROBE_VERDICT_INVALID:
                 break;
         }
-        if (rec) {
-                ManagerProbeSample *s = &rec->history[rec->history_next];
-
-                *s = (ManagerProbeSample){
-                        .realtime_usec = now(CLOCK_REALTIME),
-                        .status = t->status,
-                        .state = t->acc.state,
-                        .duration_usec = dur,
-                        .errors = t->acc.errors,
-                };
-                (void) snprintf(s->profile, sizeof(s->profile), "%s", t->profile.name);
-                for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
-                        summarize_phase(&t->acc.phases[i], &s->phases[i]);
-                rec->history_next = (rec->history_next + 1) % MANAGER_HISTORY_MAX;
-                if (rec->n_history < MANAGER_HISTORY_MAX)
-                        rec->n_history++;
-                if (!rec->last_outcome)
-                        rec->last_outcome = malloc(sizeof(*rec->last_outcome));
-                if (rec->last_outcome) {
-                        *rec->last_outcome = last ? *last : (ProbeRunnerOutcome){};
-                        rec->last_outcome->status = t->status;
-                        rec->last_outcome->result = t->acc;
-                        rec->has_outcome = true;
-                }
-                rec->last_realtime_usec = s->realtime_usec;
-                rec->n_probes++;
-                rec->skips_in_row = 0;
-                rec->cpu_usec += t->cpu_usec;
-                rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
-                rec->stalled = verdict == MANAGER_PROBE_STALLED;
-                if (verdict == MANAGER_PROBE_STALLED)
-                        rec->n_stalls++;
-                else if (verdict == MANAGER_PROBE_ERROR)
-                        rec->n_errors++;
-        }
-        if (v) {
-                char f[4][96], *fields[5] = {};
-                const ProbePhaseResult *seq = &t->acc.phases[PROBE_PHASE_SEQUENTIAL],
-                                       *rnd = &t->acc.phases[PROBE_PHASE_RANDOM];
-
-                (void) snprintf(f[0], sizeof(f[0]), "STORPULSE_PROFILE=%s", t->profile.name);
-                (void) snprintf(f[1], sizeof(f[1]), "STORPULSE_SEQ_BYTES_PER_SEC=%.0f",
-                                probe_phase_bytes_per_second(seq));
-                (void) snprintf(f[2], sizeof(f[2]), "STORPULSE_RAND_IOPS=%.1f",
-                                probe_phase_iops(rnd));
-                fields[0] = f[0];
-                fields[1] = f[1];
-                fields[2] = f[2];
-                if (verdict == MANAGER_PROBE_STALLED) {
-                        const ProbeProgress *pp = last ? &last->last_progress : NULL;
-
-                        (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_TIMEOUT_SEC=%.1f",
-                                        (double) t->profile.params.timeout_usec / USEC_PER_SEC);
-                        fields[3] = f[3];
-                        manager_event(m, MANAGER_EVENT_PROBE_STALLED, v, NULL, fields,
-                                      "%s: probe stalled (no answer within %.1fs, %s phase at "
-                                      "%.0f%%); volume marked stalled",
-                                      t->name,
-                                      (double) t->profile.params.timeout_usec / USEC_PER_SEC,
-                                      pp ? probe_phase_to_string(pp->phase) : "?",
-                                      pp ? pp->fraction * 100 : 0.0);
-                } else if (verdict == MANAGER_PROBE_ERROR && t->acc.n_error_offsets > 0) {
-                        (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_OFFSET_BYTES=%llu",
-                                        (unsigned long long) t->acc.error_offsets[0]);
-                        fields[3] = f[3];
-                        manager_event(m, MANAGER_EVENT_PROBE_ERROR, v, NULL, fields,
-                                      "%s: probe read errors: %llu (first at offset %llu: %s)",
-                                      t->name, (unsigned long long) t->acc.errors,
-                                      (unsigned long long) t->acc.error_offsets[0],
-                                      t->acc.error_codes[0] ? strerror(-t->acc.error_codes[0])
-                                                            : "short read");
-                } else if (verdict == MANAGER_PROBE_ERROR)
-                        manager_event(m, MANAGER_EVENT_PROBE_ERROR, v, NULL, fields,
-                                      "%s: probe failed: %s", t->name,
-                                      last && last->error
-                                              ? strerror(-last->error)
-                                              : probe_runner_status_to_string(t->status));
-                else
-                        manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
-                                      "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random",
-                                      t->name, t->profile.name,
-                                      probe_phase_bytes_per_second(seq) / 1e6,
-                                      probe_phase_iops(rnd));
-        }
+        if (rec)
+                record_sample(rec, t, verdict, last, dur);
+        if (v)
+                log_result(m, v, t, verdict, last);
         notify_done(run, rec, verdict, _PROBE_SKIP_REASON_INVALID);
         if (rec && !rec->volume && !rec->probing)
                 manager_volume_release(m, rec);

@@ -60,19 +60,11 @@ static const BaselineMetric judged[] = {
         BASELINE_LAT_P99_NS,
 };
 
-int perf_metrics_write(MetricsWriter *w, void *userdata) {
-        const PerfMonitor *pm = userdata;
-        _cleanup_free_ const char **names = NULL;
-        size_t n = 0;
-        bool any;
+/* The detector's verdict of each volume with a probe run. */
+static void state_family(MetricsWriter *w, const PerfMonitor *pm, const char *const *names,
+                         size_t n) {
+        bool any = false;
 
-        if (!pm)
-                return 0;
-        names = sorted_names(pm, &n);
-        if (!names)
-                return -ENOMEM;
-
-        any = false;
         for (size_t i = 0; i < n; i++)
                 any = any || perf_monitor_get_detector(pm, names[i])->runs > 0;
         if (any) {
@@ -90,8 +82,13 @@ int perf_metrics_write(MetricsWriter *w, void *userdata) {
                                                       detector_state_to_string(s), NULL);
                 }
         }
+}
 
-        any = false;
+/* Last run against the learned baseline, and how many runs it holds. */
+static void baseline_families(MetricsWriter *w, const PerfMonitor *pm, const char *const *names,
+                              size_t n) {
+        bool any = false;
+
         for (size_t i = 0; i < n; i++)
                 any = any || perf_monitor_get_baseline(pm, names[i]);
         if (any) {
@@ -129,8 +126,13 @@ int perf_metrics_write(MetricsWriter *w, void *userdata) {
                         metrics_writer_sample(w, "", most, "volume", names[i], NULL);
                 }
         }
+}
 
-        any = false;
+/* Peer comparison of array members: slow, flapping, episodes. */
+static void member_families(MetricsWriter *w, const PerfMonitor *pm, const char *const *names,
+                            size_t n) {
+        bool any = false;
+
         for (size_t i = 0; i < n; i++)
                 any = any || perf_monitor_get_group(pm, names[i]);
         if (any) {
@@ -165,8 +167,13 @@ int perf_metrics_write(MetricsWriter *w, void *userdata) {
                         }
                 }
         }
+}
 
-        any = false;
+/* Rebuilds reported slow. */
+static void rebuild_family(MetricsWriter *w, const PerfMonitor *pm, const char *const *names,
+                           size_t n) {
+        bool any = false;
+
         for (size_t i = 0; i < n; i++)
                 any = any || perf_monitor_rebuild_is_slow(pm, names[i]);
         if (any) {
@@ -177,6 +184,22 @@ int perf_metrics_write(MetricsWriter *w, void *userdata) {
                         if (perf_monitor_rebuild_is_slow(pm, names[i]))
                                 metrics_writer_sample(w, "", 1, "volume", names[i], NULL);
         }
+}
+
+int perf_metrics_write(MetricsWriter *w, void *userdata) {
+        const PerfMonitor *pm = userdata;
+        _cleanup_free_ const char **names = NULL;
+        size_t n = 0;
+
+        if (!pm)
+                return 0;
+        names = sorted_names(pm, &n);
+        if (!names)
+                return -ENOMEM;
+        state_family(w, pm, names, n);
+        baseline_families(w, pm, names, n);
+        member_families(w, pm, names, n);
+        rebuild_family(w, pm, names, n);
         return 0;
 }
 
