@@ -24,64 +24,9 @@
 #include "basic/parse-util.h"
 #include "basic/string-table.h"
 #include "manager/manager-internal.h"
+#include "manager/manager-probe-internal.h"
 
-#define ACTIVE_MAX 16
-#define DEPTH_MAX  16 /* of the stack graph walks: a corrupt graph is cut */
-
-typedef enum TargetState {
-        TARGET_PENDING,
-        TARGET_RUNNING,
-        TARGET_DONE,
-} TargetState;
-
-typedef struct RunTarget {
-        char *name;
-        TargetState state;
-        unsigned slice;    /* next slice: 0 sequential, 1 random */
-        unsigned attempts; /* foreign-I/O retries of the current slice */
-        usec_t not_before; /* CLOCK_MONOTONIC */
-        char **devs;       /* the volume itself, then every disk below it */
-        size_t n_devs;
-        Profile profile; /* effective: the rebuild profile while rebuilding */
-        bool deferred_shared;
-        bool any_slice;
-        ProbeResult acc; /* merged over the slices */
-        ProbeRunnerStatus status;
-        usec_t started_usec, cpu_usec;
-} RunTarget;
-
-typedef struct Active {
-        ManagerProbeRun *run;
-        RunTarget *t;
-        ProbeRunner *runner;
-        sd_event_source *io, *timer;
-        BlockStat *before;
-        bool *have_before;
-        usec_t start_usec;
-} Active;
-
-typedef struct RunWaiter {
-        ManagerProbeWaiter w;
-        bool gone;
-} RunWaiter;
-
-struct ManagerProbeRun {
-        Manager *m;
-        uint64_t id;
-        Profile profile;
-        char **requested; /* kernel names, NULL = the selection; resolved when the run starts */
-        RunTarget *targets;
-        size_t n_targets;
-        Active *active[ACTIVE_MAX];
-        size_t n_active;
-        RunWaiter *waiters;
-        size_t n_waiters;
-        usec_t budget_used_usec;
-        usec_t start_usec;
-        bool started;
-        sd_event_source *retry_timer;
-        ManagerRunSummary summary;
-};
+#define DEPTH_MAX 16 /* of the stack graph walks: a corrupt graph is cut */
 
 static const char *const verdict_table[_MANAGER_PROBE_VERDICT_MAX] = {
         [MANAGER_PROBE_OK] = "ok",
@@ -92,7 +37,7 @@ static const char *const verdict_table[_MANAGER_PROBE_VERDICT_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(manager_probe_verdict, ManagerProbeVerdict, verdict_table);
 
-static void run_kick(Manager *m);
+void manager_probe_kick(Manager *m);
 
 static void strv_free_local(char **l) {
         for (size_t i = 0; l && l[i]; i++)
@@ -119,23 +64,23 @@ static char **strv_copy_local(char *const *l) {
 
 /* ---- the reaper on the loop --------------------------------------------------------------- */
 
-static int reaper_arm(Manager *m);
+int manager_probe_reaper_arm(Manager *m);
 
 static int on_reaper_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         (void) process_reaper_reap(m->reaper, now(CLOCK_MONOTONIC));
-        return reaper_arm(m);
+        return manager_probe_reaper_arm(m);
 }
 
 static int on_reaper_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         Manager *m = userdata;
 
         (void) process_reaper_reap(m->reaper, now(CLOCK_MONOTONIC));
-        return reaper_arm(m);
+        return manager_probe_reaper_arm(m);
 }
 
-static int reaper_arm(Manager *m) {
+int manager_probe_reaper_arm(Manager *m) {
         usec_t next = process_reaper_next_usec(m->reaper);
 
         if (next == USEC_INFINITY)
@@ -350,7 +295,8 @@ static void summarize_phase(const ProbePhaseResult *p, ManagerProbePhaseSummary 
         }
 }
 
-static void record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t, ProbeSkipReason reason) {
+void manager_probe_record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t,
+                               ProbeSkipReason reason) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
 
         t->state = TARGET_DONE;
@@ -460,8 +406,8 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, ManagerP
                               probe_phase_iops(rnd));
 }
 
-static void record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
-                          ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
+void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
+                                 ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
         usec_t dur = now(CLOCK_MONOTONIC) - t->started_usec;
         const Volume *v = rec ? rec->volume : NULL;
@@ -493,339 +439,6 @@ static void record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
         manager_publish(m);
 }
 
-static void merge_slice(RunTarget *t, const ProbeResult *r) {
-        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
-                if (r->phases[i].ran)
-                        t->acc.phases[i] = r->phases[i];
-        t->acc.errors += r->errors;
-        for (unsigned i = 0;
-             i < r->n_error_offsets && t->acc.n_error_offsets < PROBE_ERROR_OFFSETS_MAX; i++) {
-                t->acc.error_offsets[t->acc.n_error_offsets] = r->error_offsets[i];
-                t->acc.error_codes[t->acc.n_error_offsets++] = r->error_codes[i];
-        }
-        t->acc.elapsed_ns += r->elapsed_ns;
-        t->acc.cpu_user_usec += r->cpu_user_usec;
-        t->acc.cpu_sys_usec += r->cpu_sys_usec;
-        if (r->state > t->acc.state) /* ok < error < stalled */
-                t->acc.state = r->state;
-        t->cpu_usec += r->cpu_user_usec + r->cpu_sys_usec;
-        t->any_slice = true;
-}
-
-/* ---- slices ------------------------------------------------------------------------------- */
-
-static bool slice_params(const RunTarget *t, unsigned slice, ProbeParams *ret) {
-        ProbeParams p = t->profile.params;
-
-        if (slice == 0) {
-                if (p.seq_bytes == 0)
-                        return false;
-                p.rand_queue_depth = p.rand_deep_queue_depth = 0;
-        } else if (slice == 1) {
-                if (p.rand_queue_depth == 0)
-                        return false;
-                p.seq_bytes = 0;
-        } else
-                return false;
-        *ret = p;
-        return true;
-}
-
-static void active_free(Active *a) {
-        if (!a)
-                return;
-        a->io = sd_event_source_disable_unref(a->io);
-        a->timer = sd_event_source_disable_unref(a->timer);
-        a->runner = probe_runner_free(a->runner); /* a running helper goes to the reaper */
-        free(a->before);
-        free(a->have_before);
-        free(a);
-}
-
-static void active_remove(ManagerProbeRun *run, Active *a) {
-        ManagerVolume *rec = manager_get_volume(run->m, a->t->name);
-
-        for (size_t i = 0; i < run->n_active; i++)
-                if (run->active[i] == a) {
-                        run->active[i] = run->active[--run->n_active];
-                        break;
-                }
-        if (rec)
-                rec->probing = false;
-        active_free(a);
-}
-
-static bool standby(Manager *m, const RunTarget *t) {
-        for (size_t i = 0; i < t->n_devs; i++) {
-                const Volume *d = inventory_get(m->inventory, t->devs[i]);
-                _cleanup_free_ char *path = NULL, *text = NULL;
-                size_t n;
-
-                if (!d || !d->syspath ||
-                    asprintf(&path, "%s/device/power/runtime_status", d->syspath) < 0)
-                        continue;
-                if (read_full_file_at(inventory_root_fd(m->inventory), path, &text, &n) < 0)
-                        continue;
-                if (backoff_runtime_status_is_standby(strstrip_trailing(text)))
-                        return true;
-        }
-        return false;
-}
-
-/* Read the stat of every device of t into st/have; returns true if anything is in flight. */
-static bool read_stats(Manager *m, const RunTarget *t, BlockStat *st, bool *have) {
-        bool busy = false;
-
-        for (size_t i = 0; i < t->n_devs; i++) {
-                const Volume *d = inventory_get(m->inventory, t->devs[i]);
-
-                have[i] = d && inventory_read_stat(m->inventory, d, &st[i]) >= 0;
-                if (have[i] && st[i].in_flight > 0)
-                        busy = true;
-        }
-        return busy;
-}
-
-static void defer_foreign(Manager *m, ManagerProbeRun *run, RunTarget *t) {
-        ManagerVolume *rec = manager_get_volume(m, t->name);
-
-        if (rec)
-                rec->skips[PROBE_SKIP_FOREIGN_IO]++;
-        if (t->attempts >= m->config->max_retries) {
-                if (rec)
-                        rec->skips[PROBE_SKIP_FOREIGN_IO]--; /* counted as RETRIES instead */
-                if (t->any_slice)
-                        record_result(m, run, t,
-                                      t->acc.errors > 0 ? MANAGER_PROBE_ERROR : MANAGER_PROBE_OK,
-                                      NULL);
-                else
-                        record_skip(m, run, t, PROBE_SKIP_RETRIES);
-                return;
-        }
-        t->not_before = now(CLOCK_MONOTONIC) + backoff_retry_delay(m->config->retry_delay_usec,
-                                                                   m->config->retry_delay_max_usec,
-                                                                   t->attempts);
-        t->attempts++;
-        t->state = TARGET_PENDING;
-        log_debug("%s: foreign I/O, retrying in %.1fs", t->name,
-                  (double) (t->not_before - now(CLOCK_MONOTONIC)) / USEC_PER_SEC);
-}
-
-static void finish_target(Manager *m, ManagerProbeRun *run, RunTarget *t) {
-        record_result(m, run, t, t->acc.errors > 0 ? MANAGER_PROBE_ERROR : MANAGER_PROBE_OK, NULL);
-}
-
-static void next_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
-        ProbeParams p;
-
-        t->slice++;
-        t->attempts = 0;
-        while (t->slice < 2 && !slice_params(t, t->slice, &p))
-                t->slice++;
-        if (t->slice >= 2)
-                finish_target(m, run, t);
-        else
-                t->state = TARGET_PENDING;
-}
-
-static void on_outcome(Active *a, const ProbeRunnerOutcome *outcome) {
-        ManagerProbeRun *run = a->run;
-        Manager *m = run->m;
-        RunTarget *t = a->t;
-        /* the outcome belongs to the runner, which active_remove() frees: work on a copy */
-        ProbeRunnerOutcome copy = *outcome;
-        const ProbeRunnerOutcome *o = &copy;
-
-        t->status = o->status;
-        switch (o->status) {
-        case PROBE_RUNNER_DONE:
-                if (o->result.state == PROBE_STATE_STALLED) {
-                        merge_slice(t, &o->result);
-                        active_remove(run, a);
-                        record_result(m, run, t, MANAGER_PROBE_STALLED, &copy);
-                        return;
-                }
-                {
-                        BlockStat *after = calloc(t->n_devs, sizeof(BlockStat));
-                        bool *have = calloc(t->n_devs, sizeof(bool)), foreign = false;
-                        uint64_t own = 0;
-
-                        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
-                                own += o->result.phases[i].bytes / 512;
-                        if (after && have) {
-                                (void) read_stats(m, t, after, have);
-                                for (size_t i = 0; i < t->n_devs && !foreign; i++)
-                                        if (have[i] && a->have_before[i])
-                                                foreign = backoff_foreign_sectors(&a->before[i],
-                                                                                  &after[i], own) >
-                                                          m->config->foreign_threshold_bytes / 512;
-                        }
-                        free(after);
-                        free(have);
-                        run->budget_used_usec += (usec_t) (o->result.elapsed_ns / NSEC_PER_USEC);
-                        active_remove(run, a);
-                        if (foreign && o->result.errors == 0) {
-                                defer_foreign(m, run, t);
-                                return;
-                        }
-                        merge_slice(t, &o->result);
-                        next_slice(m, run, t);
-                }
-                return;
-        case PROBE_RUNNER_STALLED:
-                active_remove(run, a);
-                record_result(m, run, t, MANAGER_PROBE_STALLED, &copy);
-                return;
-        case PROBE_RUNNER_UNUSABLE:
-        case PROBE_RUNNER_BAD_PARAM:
-                log_notice("%s: cannot be probed: %s", t->name,
-                           o->status == PROBE_RUNNER_BAD_PARAM ? probe_param_to_string(o->bad_param)
-                                                               : probe_target_strerror(o->error));
-                active_remove(run, a);
-                record_skip(m, run, t, PROBE_SKIP_UNUSABLE);
-                return;
-        case PROBE_RUNNER_FAILED:
-        case PROBE_RUNNER_RUNNING:
-        case _PROBE_RUNNER_STATUS_MAX:
-        case _PROBE_RUNNER_STATUS_INVALID:
-                break;
-        }
-        active_remove(run, a);
-        record_result(m, run, t, MANAGER_PROBE_ERROR, &copy);
-}
-
-static int active_dispatch(Active *a) {
-        int r = probe_runner_dispatch(a->runner, now(CLOCK_MONOTONIC));
-        Manager *m = a->run->m;
-
-        if (r == 0) {
-                (void) sd_event_source_set_time(a->timer, probe_runner_deadline_usec(a->runner));
-                return 0;
-        }
-        if (r < 0) {
-                ProbeRunnerOutcome o = { .status = PROBE_RUNNER_FAILED, .error = r };
-
-                on_outcome(a, &o);
-        } else
-                on_outcome(a, probe_runner_outcome(a->runner));
-        (void) reaper_arm(m);
-        run_kick(m);
-        return 0;
-}
-
-static int on_active_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        return active_dispatch(userdata);
-}
-
-static int on_active_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        return active_dispatch(userdata);
-}
-
-static void on_progress(const ProbeProgress *p, void *userdata) {
-        Active *a = userdata;
-        ManagerProbeRun *run = a->run;
-
-        for (size_t i = 0; i < run->n_waiters; i++)
-                if (!run->waiters[i].gone && run->waiters[i].w.progress)
-                        run->waiters[i].w.progress(run->m, a->t->name, p,
-                                                   run->waiters[i].w.userdata);
-}
-
-static bool shares_disk(const ManagerProbeRun *run, const RunTarget *t) {
-        for (size_t i = 0; i < run->n_active; i++)
-                if (backoff_disks_intersect(run->active[i]->t->devs, t->devs))
-                        return true;
-        return false;
-}
-
-/* Try to start the next slice of t: 1 started, 0 deferred or finished, -errno. */
-static int start_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
-        ManagerVolume *rec;
-        Volume *v = inventory_get(m->inventory, t->name);
-        ProbeParams p;
-        Active *a;
-        usec_t cost;
-        int sysfs, r;
-
-        if (!v) {
-                record_skip(m, run, t, PROBE_SKIP_UNUSABLE); /* vanished */
-                return 0;
-        }
-        if (t->started_usec == 0)
-                t->started_usec = now(CLOCK_MONOTONIC);
-        while (t->slice < 2 && !slice_params(t, t->slice, &p))
-                t->slice++;
-        if (t->slice >= 2) {
-                if (t->any_slice)
-                        finish_target(m, run, t);
-                else
-                        record_skip(m, run, t, PROBE_SKIP_UNUSABLE);
-                return 0;
-        }
-        if (standby(m, t)) {
-                record_skip(m, run, t, PROBE_SKIP_STANDBY);
-                return 0;
-        }
-        cost = t->slice == 1 ? p.rand_duration_usec * (p.rand_deep_queue_depth > 0 ? 2 : 1) : 0;
-        if (!backoff_budget_allows(m->config->budget_usec, run->budget_used_usec, cost)) {
-                if (t->any_slice)
-                        finish_target(m, run, t);
-                else
-                        record_skip(m, run, t, PROBE_SKIP_BUDGET);
-                return 0;
-        }
-
-        a = calloc(1, sizeof(*a));
-        if (!a)
-                return -ENOMEM;
-        a->run = run;
-        a->t = t;
-        a->before = calloc(t->n_devs, sizeof(BlockStat));
-        a->have_before = calloc(t->n_devs, sizeof(bool));
-        if (!a->before || !a->have_before) {
-                active_free(a);
-                return -ENOMEM;
-        }
-        if (read_stats(m, t, a->before, a->have_before)) {
-                active_free(a);
-                defer_foreign(m, run, t); /* I/O in flight right now */
-                return 0;
-        }
-        p.idle_priority = m->config->idle_priority;
-        p.seed = now(CLOCK_REALTIME) ^ ((uint64_t) run->id << 32) ^ (uint64_t) (t - run->targets);
-        /* The helper reads the target's and its buffers' (huge page policy) facts from sysfs. */
-        sysfs = openat(inventory_root_fd(m->inventory), "sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        r = probe_runner_start(m->reaper, v->path, &p, sysfs >= 0 ? sysfs : -EBADF, on_progress, a,
-                               &a->runner);
-        sysfs = safe_close(sysfs);
-        if (r < 0) {
-                active_free(a);
-                log_warning_errno(r, "%s: failed to start the probe helper: %m", t->name);
-                t->status = PROBE_RUNNER_FAILED;
-                record_result(m, run, t, MANAGER_PROBE_ERROR,
-                              &(ProbeRunnerOutcome){ .status = PROBE_RUNNER_FAILED, .error = r });
-                return 0;
-        }
-        r = sd_event_add_io(m->event, &a->io, probe_runner_fd(a->runner), EPOLLIN, on_active_io, a);
-        if (r >= 0)
-                r = sd_event_add_time(m->event, &a->timer, CLOCK_MONOTONIC,
-                                      probe_runner_deadline_usec(a->runner), 0, on_active_timer, a);
-        if (r < 0) {
-                active_free(a);
-                return r;
-        }
-        a->start_usec = now(CLOCK_MONOTONIC);
-        t->state = TARGET_RUNNING;
-        run->active[run->n_active++] = a;
-        rec = manager_get_volume(m, t->name);
-        if (rec)
-                rec->probing = true;
-        log_debug("%s: probing (%s, slice %u, helper %d)", t->name, t->profile.name, t->slice,
-                  (int) probe_runner_pid(a->runner));
-        m->changed |= MANAGER_CHANGED_PROBE;
-        return 1;
-}
-
 static void run_finish(Manager *m, ManagerProbeRun *run, bool aborted) {
         run->summary.aborted = aborted;
         run->summary.duration_usec = now(CLOCK_MONOTONIC) - run->start_usec;
@@ -843,7 +456,7 @@ static void run_finish(Manager *m, ManagerProbeRun *run, bool aborted) {
 }
 
 static int on_retry_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        run_kick(userdata);
+        manager_probe_kick(userdata);
         return 0;
 }
 
@@ -873,7 +486,7 @@ static void run_start_next(Manager *m) {
         }
 }
 
-static void run_kick(Manager *m) {
+void manager_probe_kick(Manager *m) {
         ManagerProbeRun *run;
         usec_t t_now, next = USEC_INFINITY;
         bool pending = false;
@@ -895,7 +508,7 @@ static void run_kick(Manager *m) {
                         next = MIN(next, t->not_before);
                         continue;
                 }
-                if (shares_disk(run, t)) {
+                if (manager_probe_shares_disk(run, t)) {
                         ManagerVolume *rec = manager_get_volume(m, t->name);
 
                         if (!t->deferred_shared && rec)
@@ -903,7 +516,7 @@ static void run_kick(Manager *m) {
                         t->deferred_shared = true;
                         continue;
                 }
-                if (start_slice(m, run, t) < 0) {
+                if (manager_probe_slice_start(m, run, t) < 0) {
                         log_oom();
                         t->not_before = t_now + USEC_PER_SEC;
                         next = MIN(next, t->not_before);
@@ -923,7 +536,7 @@ static void run_kick(Manager *m) {
                 manager_state_save(m);
                 manager_schedule_apply(m);
                 manager_publish(m);
-                run_kick(m); /* the next queued run */
+                manager_probe_kick(m); /* the next queued run */
                 return;
         }
         if (next != USEC_INFINITY && run->n_active == 0) {
@@ -990,7 +603,7 @@ int manager_probe_request(Manager *m, const char *profile, char *const *volumes,
         m->queued[m->n_queued++] = run;
         if (ret_id)
                 *ret_id = run->id;
-        run_kick(m);
+        manager_probe_kick(m);
         return 0;
 }
 
@@ -1086,7 +699,7 @@ static void abort_run(Manager *m, ManagerProbeRun *run) {
         while (run->n_active > 0) {
                 Active *a = run->active[0];
 
-                active_remove(run, a); /* kills the helper, hands it to the reaper */
+                manager_probe_active_remove(run, a); /* kills the helper, hands it to the reaper */
         }
         run_finish(m, run, true);
         run_free(run);

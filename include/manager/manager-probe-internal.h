@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Inside the probe runs: a run and its targets (manager-probe.c: requests, the queue, results,
+ * the schedule) and the slices a target is probed in (manager-probe-slice.c: the back-off checks,
+ * one helper per slice on the loop, its outcome). */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "manager/manager-internal.h"
+
+#define ACTIVE_MAX 16 /* slices running at once, at most */
+
+typedef enum TargetState {
+        TARGET_PENDING,
+        TARGET_RUNNING,
+        TARGET_DONE,
+} TargetState;
+
+typedef struct RunTarget {
+        char *name;
+        TargetState state;
+        unsigned slice;    /* next slice: 0 sequential, 1 random */
+        unsigned attempts; /* foreign-I/O retries of the current slice */
+        usec_t not_before; /* CLOCK_MONOTONIC */
+        char **devs;       /* the volume itself, then every disk below it */
+        size_t n_devs;
+        Profile profile; /* effective: the rebuild profile while rebuilding */
+        bool deferred_shared;
+        bool any_slice;
+        ProbeResult acc; /* merged over the slices */
+        ProbeRunnerStatus status;
+        usec_t started_usec, cpu_usec;
+} RunTarget;
+
+typedef struct Active {
+        ManagerProbeRun *run;
+        RunTarget *t;
+        ProbeRunner *runner;
+        sd_event_source *io, *timer;
+        BlockStat *before;
+        bool *have_before;
+        usec_t start_usec;
+} Active;
+
+typedef struct RunWaiter {
+        ManagerProbeWaiter w;
+        bool gone;
+} RunWaiter;
+
+struct ManagerProbeRun {
+        Manager *m;
+        uint64_t id;
+        Profile profile;
+        char **requested; /* kernel names, NULL = the selection; resolved when the run starts */
+        RunTarget *targets;
+        size_t n_targets;
+        Active *active[ACTIVE_MAX];
+        size_t n_active;
+        RunWaiter *waiters;
+        size_t n_waiters;
+        usec_t budget_used_usec;
+        usec_t start_usec;
+        bool started;
+        sd_event_source *retry_timer;
+        ManagerRunSummary summary;
+};
+
+/* manager-probe.c */
+void manager_probe_record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t,
+                               ProbeSkipReason reason);
+void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
+                                 ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last);
+/* Starts what can start of the current run (or the next queued one), finishes a run that is
+ * done. */
+void manager_probe_kick(Manager *m);
+int manager_probe_reaper_arm(Manager *m);
+
+/* manager-probe-slice.c */
+/* Try to start the next slice of t: 1 started, 0 deferred or finished, -errno. */
+int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t);
+/* Whether a running slice of run reads a disk below t. */
+bool manager_probe_shares_disk(const ManagerProbeRun *run, const RunTarget *t);
+/* Drops a running slice: its helper is killed and handed to the reaper. */
+void manager_probe_active_remove(ManagerProbeRun *run, Active *a);
