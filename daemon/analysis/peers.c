@@ -149,6 +149,84 @@ static int emit(PeerEvent *ev, size_t n_events, size_t *k, PeerEventType t,
         return 0;
 }
 
+/* One member's sample against the group's limits (with three or more peers of a source) or its
+ * own baseline: 1 slow, 0 normal, -1 not judged (no source usable). m keeps the figures of the
+ * source that found it slow, else of the last source judged. */
+static int judge_member(const PeerConfig *c, const PeerSample *p, const unsigned *n_src,
+                        const double *limit, const double *median, PeerMemberState *m) {
+        bool slow = false, judged = false;
+
+        for (PeerSource s = 0; s < _PEER_SOURCE_MAX; s++) {
+                double v = p->value_ms[s], lim, ref;
+                bool own;
+
+                if (!sample_valid(c, p, s))
+                        continue;
+                if (n_src[s] >= 3) {
+                        lim = limit[s];
+                        ref = median[s];
+                        own = false;
+                } else if (p->own[s].ready && isfinite(p->own[s].median)) {
+                        ref = p->own[s].median;
+                        lim = MAX(c->floor_ms[s],
+                                  MAX(c->factor * ref, ref + c->mad_k * p->own[s].mad));
+                        own = true;
+                } else
+                        continue;
+                judged = true;
+                if (slow)
+                        continue; /* keep the figures of the source that found it */
+                m->source = s;
+                m->value_ms = v;
+                m->limit_ms = lim;
+                m->reference_ms = ref;
+                m->by_own_baseline = own;
+                slow = v > lim;
+        }
+        return judged ? slow : -1;
+}
+
+/* A judged run into m's history and streaks, and the events its state changes give. */
+static int member_step(const PeerConfig *c, PeerMemberState *m, bool slow, PeerEvent *ev,
+                       size_t n_events, size_t *k) {
+        int r;
+
+        m->history = (m->history << 1) | (slow ? 1 : 0);
+        m->judged = MIN(m->judged + 1, 32U);
+        if (slow) {
+                m->slow_streak++;
+                m->normal_streak = 0;
+                if (!m->suspect && m->slow_streak >= c->k_slow) {
+                        m->suspect = true;
+                        m->episodes++;
+                        r = emit(ev, n_events, k, PEER_EVENT_SLOW, m, m->slow_streak);
+                        if (r < 0)
+                                return r;
+                }
+        } else {
+                m->normal_streak++;
+                m->slow_streak = 0;
+                if (m->suspect && m->normal_streak >= c->m_normal) {
+                        m->suspect = false;
+                        r = emit(ev, n_events, k, PEER_EVENT_NORMAL, m, m->normal_streak);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        if (count_stretches(m->history, m->judged) < c->flap_edges) {
+                m->flapping = false;
+                return 0;
+        }
+        if (!m->flapping) {
+                m->flapping = true;
+                r = emit(ev, n_events, k, PEER_EVENT_FLAPPING, m,
+                         count_stretches(m->history, m->judged));
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int peers_feed(PeerGroup *g, const PeerConfig *c, const PeerSample *samples, size_t n,
                PeerEvent *ret_events, size_t n_events) {
         double limit[_PEER_SOURCE_MAX], median[_PEER_SOURCE_MAX];
@@ -172,82 +250,23 @@ int peers_feed(PeerGroup *g, const PeerConfig *c, const PeerSample *samples, siz
                 limit[s] = peers_limit(v, n, c->floor_ms[s], c->factor, c->mad_k, &median[s], NULL);
         }
 
-        w = *g;
+        w = *g; /* on a full event buffer the group stays as it was */
         for (size_t i = 0; i < n; i++) {
                 const PeerSample *p = &samples[i];
                 PeerMemberState *m;
-                bool slow = false, judged = false;
+                int slow;
 
                 if (!p->name || !*p->name)
                         continue;
                 m = group_get(&w, p->name);
                 if (!m)
                         continue;
-
-                for (PeerSource s = 0; s < _PEER_SOURCE_MAX; s++) {
-                        double v = p->value_ms[s], lim, ref;
-                        bool own;
-
-                        if (!sample_valid(c, p, s))
-                                continue;
-                        if (n_src[s] >= 3) {
-                                lim = limit[s];
-                                ref = median[s];
-                                own = false;
-                        } else if (p->own[s].ready && isfinite(p->own[s].median)) {
-                                ref = p->own[s].median;
-                                lim = MAX(c->floor_ms[s],
-                                          MAX(c->factor * ref, ref + c->mad_k * p->own[s].mad));
-                                own = true;
-                        } else
-                                continue;
-                        judged = true;
-                        if (slow)
-                                continue; /* keep the figures of the source that found it */
-                        m->source = s;
-                        m->value_ms = v;
-                        m->limit_ms = lim;
-                        m->reference_ms = ref;
-                        m->by_own_baseline = own;
-                        slow = v > lim;
-                }
-                if (!judged)
+                slow = judge_member(c, p, n_src, limit, median, m);
+                if (slow < 0)
                         continue;
-
-                m->history = (m->history << 1) | (slow ? 1 : 0);
-                m->judged = MIN(m->judged + 1, 32U);
-                if (slow) {
-                        m->slow_streak++;
-                        m->normal_streak = 0;
-                        if (!m->suspect && m->slow_streak >= c->k_slow) {
-                                m->suspect = true;
-                                m->episodes++;
-                                r = emit(ret_events, n_events, &k, PEER_EVENT_SLOW, m,
-                                         m->slow_streak);
-                                if (r < 0)
-                                        return r;
-                        }
-                } else {
-                        m->normal_streak++;
-                        m->slow_streak = 0;
-                        if (m->suspect && m->normal_streak >= c->m_normal) {
-                                m->suspect = false;
-                                r = emit(ret_events, n_events, &k, PEER_EVENT_NORMAL, m,
-                                         m->normal_streak);
-                                if (r < 0)
-                                        return r;
-                        }
-                }
-                if (count_stretches(m->history, m->judged) >= c->flap_edges) {
-                        if (!m->flapping) {
-                                m->flapping = true;
-                                r = emit(ret_events, n_events, &k, PEER_EVENT_FLAPPING, m,
-                                         count_stretches(m->history, m->judged));
-                                if (r < 0)
-                                        return r;
-                        }
-                } else
-                        m->flapping = false;
+                r = member_step(c, m, slow, ret_events, n_events, &k);
+                if (r < 0)
+                        return r;
         }
         *g = w;
         return (int) k;

@@ -247,6 +247,80 @@ static int help_report(void) {
         return 0;
 }
 
+/* --offline: the report from the daemon's state file, read-only. 0, or the exit code. */
+static int report_offline(const char *state_dir, int argc, char **argv, json_object **ret) {
+        _cleanup_(baseline_set_freep) BaselineSet *set = NULL;
+        _cleanup_close_ int fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        _cleanup_free_ char *text = NULL;
+        size_t size;
+        int r;
+
+        if (fd < 0) {
+                log_error_errno(-errno, "Failed to open %s: %m", state_dir);
+                return EXIT_DAEMON;
+        }
+        /* Read-only: no housekeeping of the daemon's directory from here. */
+        r = read_full_file_at(fd, BASELINE_STORE_FILE, &text, &size);
+        if (r == -ENOENT)
+                r = baseline_set_new(&set);
+        else if (r >= 0) {
+                r = baseline_file_parse(text, size, &set);
+                if (r < 0) {
+                        log_error_errno(r, "%s/%s does not parse: %m", state_dir,
+                                        BASELINE_STORE_FILE);
+                        return EXIT_DAEMON;
+                }
+        }
+        if (r < 0) {
+                log_error_errno(r, "Failed to read %s/%s: %m", state_dir, BASELINE_STORE_FILE);
+                return EXIT_DAEMON;
+        }
+        r = perf_report_build(set, NULL, NULL, optind < argc ? argv + optind : NULL, ret);
+        if (r < 0)
+                return log_oom(), EXIT_DAEMON;
+        return 0;
+}
+
+/* The report from the running daemon. 0, or the exit code. */
+/* {"command": COMMAND, "volumes": [NAMES...]} ("volumes" only with names) to storpulsed: 0 with
+ * its reply, or the exit code (the daemon's refusal is logged). */
+static int request_volumes(const char *sock, const char *command, char *const *names, int n,
+                           json_object **ret_reply) {
+        json_object *req = json_object_new_object(), *a = n > 0 ? json_object_new_array() : NULL;
+        int r;
+
+        if (!req || (n > 0 && !a)) {
+                json_object_put(req);
+                json_object_put(a);
+                return log_oom(), EXIT_DAEMON;
+        }
+        json_object_object_add(req, "command", json_object_new_string(command));
+        for (int i = 0; i < n; i++)
+                json_object_array_add(a, json_object_new_string(names[i]));
+        if (a)
+                json_object_object_add(req, "volumes", a);
+        r = request_checked(socket_path(sock), req, ret_reply);
+        json_object_put(req);
+        return r;
+}
+
+/* The report from the running daemon. 0, or the exit code. */
+static int report_from_daemon(const char *sock, int argc, char **argv, json_object **ret) {
+        json_object *reply = NULL;
+        int r;
+
+        r = request_volumes(sock, "report", argv + optind, argc - optind, &reply);
+        if (r > 0)
+                return r;
+        *ret = json_object_get(jget(reply, "report", NULL));
+        json_object_put(reply);
+        if (!*ret) {
+                log_error("storpulsed sent no report");
+                return EXIT_DAEMON;
+        }
+        return 0;
+}
+
 int ctl_report_main(int argc, char **argv) {
         enum { ARG_JSON = 0x100, ARG_OFFLINE, ARG_STATE_DIR, ARG_SOCKET };
         static const struct option options[] = {
@@ -259,7 +333,7 @@ int ctl_report_main(int argc, char **argv) {
         };
         const char *state_dir = PKGSTATEDIR, *sock = NULL;
         bool json = false, offline = false;
-        json_object *doc = NULL, *reply = NULL;
+        json_object *doc = NULL;
         int c, r;
 
         optind = 0;
@@ -284,59 +358,10 @@ int ctl_report_main(int argc, char **argv) {
                         return 1;
                 }
 
-        if (offline) {
-                _cleanup_(baseline_set_freep) BaselineSet *set = NULL;
-                _cleanup_close_ int fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                _cleanup_free_ char *text = NULL;
-                size_t size;
-
-                if (fd < 0) {
-                        log_error_errno(-errno, "Failed to open %s: %m", state_dir);
-                        return EXIT_DAEMON;
-                }
-                /* Read-only: no housekeeping of the daemon's directory from here. */
-                r = read_full_file_at(fd, BASELINE_STORE_FILE, &text, &size);
-                if (r == -ENOENT)
-                        r = baseline_set_new(&set);
-                else if (r >= 0) {
-                        r = baseline_file_parse(text, size, &set);
-                        if (r < 0) {
-                                log_error_errno(r, "%s/%s does not parse: %m", state_dir,
-                                                BASELINE_STORE_FILE);
-                                return EXIT_DAEMON;
-                        }
-                }
-                if (r < 0) {
-                        log_error_errno(r, "Failed to read %s/%s: %m", state_dir,
-                                        BASELINE_STORE_FILE);
-                        return EXIT_DAEMON;
-                }
-                r = perf_report_build(set, NULL, NULL, optind < argc ? argv + optind : NULL, &doc);
-                if (r < 0)
-                        return log_oom(), EXIT_DAEMON;
-        } else {
-                json_object *req = json_object_new_object(), *a = NULL;
-
-                if (!req)
-                        return log_oom(), EXIT_DAEMON;
-                json_object_object_add(req, "command", json_object_new_string("report"));
-                if (optind < argc) {
-                        a = json_object_new_array();
-                        for (int i = optind; a && i < argc; i++)
-                                json_object_array_add(a, json_object_new_string(argv[i]));
-                        json_object_object_add(req, "volumes", a);
-                }
-                r = request_checked(socket_path(sock), req, &reply);
-                json_object_put(req);
-                if (r > 0)
-                        return r;
-                doc = json_object_get(jget(reply, "report", NULL));
-                json_object_put(reply);
-                if (!doc) {
-                        log_error("storpulsed sent no report");
-                        return EXIT_DAEMON;
-                }
-        }
+        r = offline ? report_offline(state_dir, argc, argv, &doc)
+                    : report_from_daemon(sock, argc, argv, &doc);
+        if (r != 0)
+                return r;
         if (json)
                 printf("%s\n", json_object_to_json_string_ext(
                                        doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
@@ -353,7 +378,7 @@ int ctl_baseline_main(int argc, char **argv) {
                 { "socket", required_argument, NULL, ARG_SOCKET },
                 {},
         };
-        json_object *req, *a, *reply = NULL;
+        json_object *reply = NULL;
         const char *sock = NULL;
         int c, r;
 
@@ -375,18 +400,7 @@ int ctl_baseline_main(int argc, char **argv) {
                 fprintf(stderr, "Usage: storpulsectl baseline reset VOLUME\n");
                 return 1;
         }
-        req = json_object_new_object();
-        a = json_object_new_array();
-        if (!req || !a) {
-                json_object_put(req);
-                json_object_put(a);
-                return log_oom(), EXIT_DAEMON;
-        }
-        json_object_object_add(req, "command", json_object_new_string("baseline-reset"));
-        json_object_array_add(a, json_object_new_string(argv[optind + 1]));
-        json_object_object_add(req, "volumes", a);
-        r = request_checked(socket_path(sock), req, &reply);
-        json_object_put(req);
+        r = request_volumes(sock, "baseline-reset", argv + optind + 1, 1, &reply);
         if (r > 0)
                 return r;
         json_object_put(reply);

@@ -266,6 +266,48 @@ static int check_auth(HttpServer *h, struct MHD_Connection *c) {
         return r;
 }
 
+/* A route's body from snapshot s (whose reference this takes), in the format and encoding the
+ * client asked for. */
+static enum MHD_Result reply_snapshot(HttpServer *h, struct MHD_Connection *c, Snapshot *s,
+                                      HttpRoute route, const char *arg) {
+        bool gzip = http_accept_gzip(
+                MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
+        const SnapshotBody *b = NULL;
+        const char *type = "application/json";
+        const char *vary = "Accept-Encoding";
+
+        switch (route) {
+        case HTTP_ROUTE_METRICS: {
+                MetricsFormat f = http_accept_metrics_format(
+                        MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
+                b = snapshot_body(s, f == METRICS_FORMAT_OPENMETRICS ? SNAPSHOT_METRICS_OPENMETRICS
+                                                                     : SNAPSHOT_METRICS_PROMETHEUS);
+                type = metrics_format_content_type(f);
+                vary = "Accept, Accept-Encoding";
+                break;
+        }
+        case HTTP_ROUTE_VOLUMES:
+                b = snapshot_body(s, SNAPSHOT_VOLUMES_JSON);
+                break;
+        case HTTP_ROUTE_VOLUME:
+                b = snapshot_volume(s, arg);
+                break;
+        case HTTP_ROUTE_HISTORY:
+                b = snapshot_body(s, SNAPSHOT_HISTORY_JSON);
+                break;
+        case HTTP_ROUTE_ASSET:
+        case HTTP_ROUTE_NONE:
+        case _HTTP_ROUTE_MAX:
+        case _HTTP_ROUTE_INVALID:
+                break;
+        }
+        if (!b) {
+                snapshot_unref(s);
+                return reply_text(h, c, MHD_HTTP_NOT_FOUND, "Not Found\n");
+        }
+        return reply_body(h, c, s, b, type, gzip, vary);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls) {
@@ -315,45 +357,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!s)
                 return reply_text(h, c, MHD_HTTP_SERVICE_UNAVAILABLE, "Starting up\n");
 
-        {
-                bool gzip = http_accept_gzip(
-                        MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
-                const SnapshotBody *b = NULL;
-                const char *type = "application/json";
-                const char *vary = "Accept-Encoding";
-
-                switch (route) {
-                case HTTP_ROUTE_METRICS: {
-                        MetricsFormat f = http_accept_metrics_format(
-                                MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
-                        b = snapshot_body(s, f == METRICS_FORMAT_OPENMETRICS
-                                                     ? SNAPSHOT_METRICS_OPENMETRICS
-                                                     : SNAPSHOT_METRICS_PROMETHEUS);
-                        type = metrics_format_content_type(f);
-                        vary = "Accept, Accept-Encoding";
-                        break;
-                }
-                case HTTP_ROUTE_VOLUMES:
-                        b = snapshot_body(s, SNAPSHOT_VOLUMES_JSON);
-                        break;
-                case HTTP_ROUTE_VOLUME:
-                        b = snapshot_volume(s, arg);
-                        break;
-                case HTTP_ROUTE_HISTORY:
-                        b = snapshot_body(s, SNAPSHOT_HISTORY_JSON);
-                        break;
-                case HTTP_ROUTE_ASSET:
-                case HTTP_ROUTE_NONE:
-                case _HTTP_ROUTE_MAX:
-                case _HTTP_ROUTE_INVALID:
-                        break;
-                }
-                if (!b) {
-                        snapshot_unref(s);
-                        return reply_text(h, c, MHD_HTTP_NOT_FOUND, "Not Found\n");
-                }
-                return reply_body(h, c, s, b, type, gzip, vary);
-        }
+        return reply_snapshot(h, c, s, route, arg);
 }
 
 /* ---- sockets ---------------------------------------------------------------------------- */

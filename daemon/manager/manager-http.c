@@ -58,6 +58,44 @@ static void sample_convert(const ManagerProbeSample *s, ReportSample *ret) {
                 };
 }
 
+/* One volume's record as the report layer reads it; h has room for its history. */
+static void probe_convert(const PerfMonitor *pm, const ManagerVolume *r, ReportProbe *p,
+                          ReportSample *h, ReportBaseline *b) {
+        *p = (ReportProbe){
+                .volume = r->name,
+                .running = r->probing,
+                .stalled = r->stalled,
+                .history = h,
+                .n_history = r->n_history,
+                .n_probes = r->n_probes,
+                .n_stalls = r->n_stalls,
+                .n_failed = r->n_errors,
+                .cpu_usec = r->cpu_usec,
+                .device_usec = r->device_usec,
+        };
+        memcpy(p->skips, r->skips, sizeof(p->skips));
+        if (pm) {
+                perf_report_baseline(pm, r->name, perf_monitor_get_config(pm)->detector.min_samples,
+                                     b);
+                if (b->has)
+                        p->baseline = b;
+        }
+        /* the history oldest first */
+        for (size_t k = 0; k < r->n_history; k++)
+                sample_convert(manager_volume_get_sample(r, r->n_history - 1 - k), &h[k]);
+        if (r->n_history > 0) {
+                p->has_last = true;
+                p->last = h[r->n_history - 1];
+                /* the full histograms of the last run, when it produced a result */
+                if (r->has_outcome && r->last_outcome &&
+                    r->last_outcome->status == PROBE_RUNNER_DONE)
+                        for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
+                                if (r->last_outcome->result.phases[ph].ran)
+                                        p->last.phases[ph].latency =
+                                                &r->last_outcome->result.phases[ph].latency;
+        }
+}
+
 static int build_snapshot(Manager *m, Snapshot **ret) {
         _cleanup_free_ ReportProbe *probes = NULL;
         _cleanup_free_ ReportSample *samples = NULL;
@@ -75,46 +113,9 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
         if (!probes || !samples || !events || !baselines)
                 return -ENOMEM;
 
-        for (size_t i = 0; i < m->n_volumes; i++) {
-                const ManagerVolume *r = m->volumes[i];
-                ReportProbe *p = &probes[i];
-                ReportSample *h = &samples[i * MANAGER_HISTORY_MAX];
-
-                *p = (ReportProbe){
-                        .volume = r->name,
-                        .running = r->probing,
-                        .stalled = r->stalled,
-                        .history = h,
-                        .n_history = r->n_history,
-                        .n_probes = r->n_probes,
-                        .n_stalls = r->n_stalls,
-                        .n_failed = r->n_errors,
-                        .cpu_usec = r->cpu_usec,
-                        .device_usec = r->device_usec,
-                };
-                memcpy(p->skips, r->skips, sizeof(p->skips));
-                if (pm) {
-                        perf_report_baseline(pm, r->name,
-                                             perf_monitor_get_config(pm)->detector.min_samples,
-                                             &baselines[i]);
-                        if (baselines[i].has)
-                                p->baseline = &baselines[i];
-                }
-                /* the history oldest first */
-                for (size_t k = 0; k < r->n_history; k++)
-                        sample_convert(manager_volume_get_sample(r, r->n_history - 1 - k), &h[k]);
-                if (r->n_history > 0) {
-                        p->has_last = true;
-                        p->last = h[r->n_history - 1];
-                        /* the full histograms of the last run, when it produced a result */
-                        if (r->has_outcome && r->last_outcome &&
-                            r->last_outcome->status == PROBE_RUNNER_DONE)
-                                for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
-                                        if (r->last_outcome->result.phases[ph].ran)
-                                                p->last.phases[ph].latency =
-                                                        &r->last_outcome->result.phases[ph].latency;
-                }
-        }
+        for (size_t i = 0; i < m->n_volumes; i++)
+                probe_convert(pm, m->volumes[i], &probes[i], &samples[i * MANAGER_HISTORY_MAX],
+                              &baselines[i]);
         for (size_t i = 0; i < m->n_events; i++) {
                 const ManagerEvent *e = manager_get_event(m, i);
                 events[i] = (ReportEvent){

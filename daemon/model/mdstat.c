@@ -531,6 +531,51 @@ static void mdstat_array_init(MdstatArray *a) {
         };
 }
 
+/* A header line ("md0 : active raid1 sdb1[1] sda1[0]"): *cur is the new array, or NULL when the
+ * line is not one. */
+static int parse_array_line(Mdstat *m, const char *line, MdstatArray **cur) {
+        MdstatArray a, *na;
+        int r;
+
+        mdstat_array_init(&a);
+        r = parse_header(line, &a);
+        if (r <= 0) {
+                mdstat_array_done(&a);
+                *cur = NULL;
+                return r;
+        }
+        na = reallocarray(m->arrays, m->n_arrays + 1, sizeof(MdstatArray));
+        if (!na) {
+                mdstat_array_done(&a);
+                return -ENOMEM;
+        }
+        m->arrays = na;
+        m->arrays[m->n_arrays] = a;
+        *cur = &m->arrays[m->n_arrays++];
+        return 0;
+}
+
+/* A line below an array's header: its status (the first), its bitmap, or its sync progress
+ * (the first one that parses). */
+static int parse_detail_line(const char *line, MdstatArray *cur) {
+        MdstatProgress pr;
+        int r;
+
+        if (cur->blocks_kib == MD_UNSET) {
+                r = parse_status(line, cur);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
+        if (parse_bitmap(line, cur) || cur->progress.kind != MDSTAT_PROGRESS_NONE)
+                return 0;
+        r = mdstat_parse_progress(line, &pr);
+        if (r == -ENOMEM)
+                return r;
+        if (r == 0)
+                cur->progress = pr;
+        return 0;
+}
+
 int mdstat_parse(const char *text, Mdstat **ret) {
         _cleanup_(mdstat_freep) Mdstat *m = NULL;
         _cleanup_free_ char *buf = NULL;
@@ -565,49 +610,16 @@ int mdstat_parse(const char *text, Mdstat **ret) {
                         continue;
                 }
                 if (*line && !isspace((unsigned char) *line)) {
-                        MdstatArray a, *na;
-
-                        mdstat_array_init(&a);
-                        r = parse_header(line, &a);
-                        if (r <= 0) {
-                                mdstat_array_done(&a);
-                                if (r < 0)
-                                        return r;
-                                cur = NULL;
-                                continue;
-                        }
-                        na = reallocarray(m->arrays, m->n_arrays + 1, sizeof(MdstatArray));
-                        if (!na) {
-                                mdstat_array_done(&a);
-                                return -ENOMEM;
-                        }
-                        m->arrays = na;
-                        m->arrays[m->n_arrays] = a;
-                        cur = &m->arrays[m->n_arrays++];
+                        r = parse_array_line(m, line, &cur);
+                        if (r < 0)
+                                return r;
                         continue;
                 }
                 if (!cur || !*skip_space(line))
                         continue;
-
-                if (cur->blocks_kib == MD_UNSET) {
-                        r = parse_status(line, cur);
-                        if (r != 0) {
-                                if (r < 0)
-                                        return r;
-                                continue;
-                        }
-                }
-                if (parse_bitmap(line, cur))
-                        continue;
-                if (cur->progress.kind == MDSTAT_PROGRESS_NONE) {
-                        MdstatProgress pr;
-
-                        r = mdstat_parse_progress(line, &pr);
-                        if (r == -ENOMEM)
-                                return r;
-                        if (r == 0)
-                                cur->progress = pr;
-                }
+                r = parse_detail_line(line, cur);
+                if (r < 0)
+                        return r;
         }
 
         *ret = TAKE_PTR(m);

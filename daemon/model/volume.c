@@ -308,8 +308,15 @@ static int add_array_fields(json_object *o, const Volume *v) {
         return add_members(o, v);
 }
 
+/* key: v where cond holds, else null. */
+static int add_u64_if(json_object *o, const char *key, bool cond, uint64_t v) {
+        return add(o, key, cond ? json_object_new_uint64(v) : NULL);
+}
+
 static int add_md_fields(json_object *o, const MdArray *a) {
         json_object *md = json_object_new_object();
+        uint64_t after =
+                a->reshape_position_sectors != MD_UNSET ? md_array_size_after_reshape(a) : 0;
         char container[64] = "";
         int r;
 
@@ -323,83 +330,43 @@ static int add_md_fields(json_object *o, const MdArray *a) {
         r = add(o, "md", md);
         if (r < 0)
                 return r;
-        r = add_str(md, "array_state", a->array_state_raw);
-        if (r < 0)
-                return r;
-        r = add_str(md, "metadata_version", a->metadata_version);
-        if (r < 0)
-                return r;
-        /* an IMSM/DDF member array names its container: "external:/md127/0" */
-        r = add_str(md, "container", container[0] ? container : NULL);
-        if (r < 0)
-                return r;
-        r = add_str(md, "uuid", a->uuid);
-        if (r < 0)
-                return r;
-        r = add(md, "chunk_size_bytes",
-                a->chunk_size_bytes != MD_UNSET && a->chunk_size_bytes > 0
-                        ? json_object_new_uint64(a->chunk_size_bytes)
-                        : NULL);
-        if (r < 0)
-                return r;
-        r = add(md, "raid_disks_old",
-                a->raid_disks_old != MD_UNSET && a->raid_disks_old != a->raid_disks
-                        ? json_object_new_uint64(a->raid_disks_old)
-                        : NULL);
-        if (r < 0)
-                return r;
-        r = add(md, "chunk_size_old_bytes",
-                a->chunk_size_old_bytes != MD_UNSET &&
-                                a->chunk_size_old_bytes != a->chunk_size_bytes
-                        ? json_object_new_uint64(a->chunk_size_old_bytes)
-                        : NULL);
-        if (r < 0)
-                return r;
-        r = add(md, "layout", a->layout != MD_UNSET ? json_object_new_uint64(a->layout) : NULL);
-        if (r < 0)
-                return r;
-        r = add(md, "layout_old",
-                a->layout_old != MD_UNSET && a->layout_old != a->layout
-                        ? json_object_new_uint64(a->layout_old)
-                        : NULL);
-        if (r < 0)
-                return r;
-        /* a level change (5 -> 6) under way: the level the reshape goes to */
-        r = add_str(md, "level_new",
+        if (add_str(md, "array_state", a->array_state_raw) < 0 ||
+            add_str(md, "metadata_version", a->metadata_version) < 0 ||
+            /* an IMSM/DDF member array names its container: "external:/md127/0" */
+            add_str(md, "container", container[0] ? container : NULL) < 0 ||
+            add_str(md, "uuid", a->uuid) < 0 ||
+            add_u64_if(md, "chunk_size_bytes",
+                       a->chunk_size_bytes != MD_UNSET && a->chunk_size_bytes > 0,
+                       a->chunk_size_bytes) < 0 ||
+            add_u64_if(md, "raid_disks_old",
+                       a->raid_disks_old != MD_UNSET && a->raid_disks_old != a->raid_disks,
+                       a->raid_disks_old) < 0 ||
+            add_u64_if(md, "chunk_size_old_bytes",
+                       a->chunk_size_old_bytes != MD_UNSET &&
+                               a->chunk_size_old_bytes != a->chunk_size_bytes,
+                       a->chunk_size_old_bytes) < 0 ||
+            add_u64_if(md, "layout", a->layout != MD_UNSET, a->layout) < 0 ||
+            add_u64_if(md, "layout_old", a->layout_old != MD_UNSET && a->layout_old != a->layout,
+                       a->layout_old) < 0 ||
+            /* a level change (5 -> 6) under way: the level the reshape goes to */
+            add_str(md, "level_new",
                     a->level_new >= 0 && a->level_new != a->level ? md_level_to_string(a->level_new)
-                                                                  : NULL);
-        if (r < 0)
-                return r;
-        r = add(md, "size_bytes_after_reshape",
-                a->reshape_position_sectors != MD_UNSET && md_array_size_after_reshape(a) > 0
-                        ? json_object_new_uint64(md_array_size_after_reshape(a))
-                        : NULL);
-        if (r < 0)
-                return r;
-        r = add(md, "reshape_position_sectors",
-                a->reshape_position_sectors != MD_UNSET
-                        ? json_object_new_uint64(a->reshape_position_sectors)
-                        : NULL);
-        if (r < 0)
-                return r;
-        r = add(md, "sync_speed_min_kib_per_second",
-                a->sync_speed_min.kib_per_sec != MD_UNSET
-                        ? json_object_new_uint64(a->sync_speed_min.kib_per_sec)
-                        : NULL);
-        if (r < 0)
-                return r;
-        r = add_str(md, "sync_speed_min_source",
-                    md_speed_limit_source_to_string(a->sync_speed_min.source));
-        if (r < 0)
-                return r;
-        r = add(md, "sync_speed_max_kib_per_second",
-                a->sync_speed_max.kib_per_sec != MD_UNSET
-                        ? json_object_new_uint64(a->sync_speed_max.kib_per_sec)
-                        : NULL);
-        if (r < 0)
-                return r;
-        return add_str(md, "sync_speed_max_source",
-                       md_speed_limit_source_to_string(a->sync_speed_max.source));
+                                                                  : NULL) < 0 ||
+            add_u64_if(md, "size_bytes_after_reshape", after > 0, after) < 0 ||
+            add_u64_if(md, "reshape_position_sectors", a->reshape_position_sectors != MD_UNSET,
+                       a->reshape_position_sectors) < 0 ||
+            add_u64_if(md, "sync_speed_min_kib_per_second",
+                       a->sync_speed_min.kib_per_sec != MD_UNSET,
+                       a->sync_speed_min.kib_per_sec) < 0 ||
+            add_str(md, "sync_speed_min_source",
+                    md_speed_limit_source_to_string(a->sync_speed_min.source)) < 0 ||
+            add_u64_if(md, "sync_speed_max_kib_per_second",
+                       a->sync_speed_max.kib_per_sec != MD_UNSET,
+                       a->sync_speed_max.kib_per_sec) < 0 ||
+            add_str(md, "sync_speed_max_source",
+                    md_speed_limit_source_to_string(a->sync_speed_max.source)) < 0)
+                return -ENOMEM;
+        return 0;
 }
 
 static int add_dm_fields(json_object *o, const Volume *v) {

@@ -415,6 +415,27 @@ static void plan_phases(const ProbeParams *p, uint64_t size_bytes, uint32_t logi
         }
 }
 
+/* The reads of one phase: how many of which size and depth, from where (a sequential phase from
+ * a random block on, the random phases each with a seed of their own from *rng). */
+static void phase_plan_io(Phase *ph, const ProbeParams *p, uint64_t size_bytes, uint32_t bs,
+                          unsigned depth, uint64_t *rng) {
+        if (ph->which == PROBE_PHASE_SEQUENTIAL) {
+                ph->sequential = true;
+                /* Never more than the target once: a second pass would re-read what a
+                 * controller or drive cache now holds and report the cache. */
+                ph->to_issue = MIN((p->seq_bytes + bs - 1) / bs, size_bytes / bs);
+        } else {
+                ph->to_issue = p->rand_count;
+                ph->stop_ns = p->rand_duration_usec * NSEC_PER_USEC;
+        }
+        ph->bs = bs;
+        ph->depth = depth;
+        ph->nblocks = size_bytes / bs;
+        ph->rng = rng_next(rng);
+        if (ph->sequential)
+                ph->next_block = rng_below(&ph->rng, ph->nblocks);
+}
+
 int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, uint32_t mem_align,
               int fd, const ProbeParams *p, probe_progress_t progress, void *userdata,
               ProbeResult *ret) {
@@ -469,22 +490,7 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
 
                 if (depth == 0)
                         continue;
-                if (which == PROBE_PHASE_SEQUENTIAL) {
-                        ph.sequential = true;
-                        /* Never more than the target once: a second pass would re-read what a
-                         * controller or drive cache now holds and report the cache. */
-                        ph.to_issue = MIN((p->seq_bytes + bs - 1) / bs, size_bytes / bs);
-                } else {
-                        ph.to_issue = p->rand_count;
-                        ph.stop_ns = p->rand_duration_usec * NSEC_PER_USEC;
-                }
-                ph.bs = bs;
-                ph.depth = depth;
-                ph.nblocks = size_bytes / bs;
-                ph.rng = rng_next(&rng);
-                if (ph.sequential)
-                        ph.next_block = rng_below(&ph.rng, ph.nblocks);
-
+                phase_plan_io(&ph, p, size_bytes, bs, depth, &rng);
                 r = probe_engine_setup(e, fd, depth, bs, mem_align);
                 if (r >= 0)
                         r = phase_run(&ph);
