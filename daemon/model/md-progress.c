@@ -39,7 +39,8 @@ void md_progress_compute(const MdArray *a, const MdstatArray *m, MdProgress *ret
 
         /* the raw sources, as printed (a tracker judges them itself) */
         if (a->sync_completed.kind == MD_SYNC_COMPLETED_PROGRESS &&
-            a->sync_completed.total_sectors > 0) {
+            a->sync_completed.total_sectors > 0 &&
+            !(a->sync_completed.done_sectors == 0 && a->sync_speed_kib_per_sec == MD_UNSET)) {
                 p.coarse_done_sectors = a->sync_completed.done_sectors;
                 p.coarse_total_sectors = a->sync_completed.total_sectors;
         }

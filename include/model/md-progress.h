@@ -12,6 +12,12 @@
  *    checkpoints (every ~1/16 of the device, md_do_sync()), used when mdstat has no line.
  *  While md cleans up a finished or aborted operation mdstat prints 100% although
  *  sync_completed still holds the real checkpoint: the fine figure is dropped then.
+ *  A sync_completed of "0 / N" while sync_speed reads "none" (curr_resync is 0: no sync
+ *  thread is working) is no position either: md_check_recovery() zeroes curr_resync_completed
+ *  and sets MD_RECOVERY_RUNNING before deciding whether to start anything, and after
+ *  md_reap_sync_thread() MD_RECOVERY_RECOVER is still set, so right after every recovery or
+ *  replace md reads "recover" with "0 / N" for a moment (no mdstat line, no speed). That
+ *  coarse figure is dropped; a real restart shows itself with the next figures.
  *  An array whose operation is queued (sync_completed "delayed", mdstat "resync=DELAYED" or
  *  "=PENDING"), frozen or idle has no figure at all, whatever a stale counter says. */
 
