@@ -842,17 +842,19 @@ static void test_md_replace(void) {
                 "replace finished: info");
 }
 
-/* The end of the replace of the vm-verdicts run (verdict-replace: mdadm --replace vda --with vdc
- * on a RAID1 of vda + write-mostly vdb, sync_speed_max 3000, Linux 6.1.0-57), state by state.
- * Figures copied from that run: mid-way mdstat "recovery = 11.0% (7424/64512)", sync_completed
- * "16384 / 129024", sync_speed 5120, degraded 0, vda in_sync,want_replacement, vdc
- * spare,replacement; the last figure before the end 98.31 % (63424/64512). Then md.c's own tail:
- * md_do_sync() returns, md_reap_sync_thread() runs spare_active (vdc In_sync, vda Faulty) and
- * clears MD_RECOVERY_RUNNING but not MD_RECOVERY_RECOVER, and the next md_check_recovery() pass
- * zeroes curr_resync_completed and sets RUNNING before it finds nothing to do, so for a moment
- * sync_action reads "recover", sync_completed "0 / 129024", sync_speed "none", mdstat has no
- * progress line. That reading once gave "interrupted (stopped) at 98%" + "replace restarted".
- * At last: sync_action idle, sync_completed none, vda "faulty" slot none, vdc in_sync slot 0. */
+/* The end of a replace on the real kernel, state by state, copied from the trace verdict-replace
+ * writes (tests/vm: mdadm --replace vda --with vdc on a RAID1 of vda + write-mostly vdb,
+ * sync_speed_max 3000 until the end, Linux 6.1.0-57, TCG). Running: sync_action recover, vda
+ * "in_sync,want_replacement" slot 0, vdc "spare,replacement" slot 0, degraded 0. The tail
+ * (md.c/raid1.c of 6.1 say why):
+ *  1. md_do_sync() returned (curr_resync 0): sync_completed "129024 / 129024", sync_speed
+ *     "none", mdstat still "(64512/64512)";
+ *  2. md_reap_sync_thread() -> raid1_spare_active(): vdc "in_sync,replacement", vda
+ *     "faulty,want_replacement", both slot 0; no mdstat line;
+ *  3. the next md_check_recovery() pass zeroes curr_resync_completed and sets RUNNING (RECOVER is
+ *     still set) before it finds nothing to do: "recover", "0 / 129024", speed "none". This
+ *     reading once gave "replace interrupted (stopped) at 98%" + "replace restarted";
+ *  4. raid1_remove_disk() and idle: "idle", "none", vda "faulty" slot none, vdc "in_sync" 0. */
 static void test_md_replace_kernel_tail(void) {
         RebuildTracker t;
         MdArray idle = md_idle(), a;
@@ -920,27 +922,34 @@ static void test_md_replace_kernel_tail(void) {
         m.progress.action = MD_SYNC_ACTION_RECOVER;
         feed_md(&t, 4, &a, &m, REBUILD_UNKNOWN, "progress:replace:info@10",
                 "kernel replace: 11.0%");
-        a.sync_completed.done_sectors = 122880;
-        m.progress.done_kib = 63424;
+        a = md_running(MD_SYNC_ACTION_RECOVER, 122880, 4726);
+        a.members = during;
+        a.n_members = 3;
+        m.progress.done_kib = 61440;
         feed_md(&t, 15, &a, &m, REBUILD_UNKNOWN,
                 "progress:replace:info@20 progress:replace:info@30 progress:replace:info@40 "
                 "progress:replace:info@50 progress:replace:info@60 progress:replace:info@70 "
                 "progress:replace:info@80 progress:replace:info@90",
-                "kernel replace: 98.31%");
-        /* md_check_recovery()'s pass after the reap: "recover", "0 / 129024", speed none */
-        a = md_running(MD_SYNC_ACTION_RECOVER, 0, MD_UNSET);
+                "kernel replace: 94.4%");
+        a = md_running(MD_SYNC_ACTION_RECOVER, 129024, MD_UNSET); /* 1. */
+        a.members = during;
+        a.n_members = 3;
+        m.progress.done_kib = 64512;
+        feed_md(&t, 15.3, &a, &m, REBUILD_UNKNOWN, "", "kernel replace tail 1: sync thread done");
+        a.members = swapped; /* 2. */
+        feed_md(&t, 15.31, &a, NULL, REBUILD_UNKNOWN, "",
+                "kernel replace tail 2: vda faulty on purpose, no failure");
+        a = md_running(MD_SYNC_ACTION_RECOVER, 0, MD_UNSET); /* 3. */
         a.members = swapped;
         a.n_members = 3;
         md_progress_compute(&a, NULL, &p);
         is_str(md_progress_source_to_string(p.source), "none",
-               "kernel replace tail: 0 / N with speed none is no figure");
-        feed_md(&t, 15.02, &a, NULL, REBUILD_UNKNOWN, "",
-                "kernel replace tail: no interruption, no restart");
-        a.members = after;
-        feed_md(&t, 15.03, &a, NULL, REBUILD_UNKNOWN, "", "kernel replace tail: vda removed");
-        idle.members = after;
-        feed_md(&t, 15.04, &idle, NULL, REBUILD_UNKNOWN, "finished:replace:info",
-                "kernel replace: finished, info");
+               "kernel replace tail 3: 0 / N with speed none is no figure");
+        feed_md(&t, 15.32, &a, NULL, REBUILD_UNKNOWN, "",
+                "kernel replace tail 3: no interruption, no restart");
+        idle.members = after; /* 4. */
+        feed_md(&t, 15.33, &idle, NULL, REBUILD_UNKNOWN, "finished:replace:info",
+                "kernel replace tail 4: finished, info");
 
         /* the same tail after a plain recovery: finished, not restarted */
         rebuild_tracker_init(&t);

@@ -16,7 +16,10 @@ done
 [[ -n $sd ]] || fail "no scsi_debug disk"
 run pvcreate -q /dev/$a /dev/$sd
 run vgcreate -q vgl /dev/$a /dev/$sd
-run lvcreate -q -y -n span -L 72M vgl /dev/$a /dev/$sd
+# extents of 4 MiB: the 64 MiB disk holds 15, the 48 MiB scsi_debug disk 11. span takes 12 + 8
+# by explicit ranges (so it really spans both PVs), leaving 3 on each for mir's two legs
+# (1 extent rimage + 1 extent rmeta per leg)
+run lvcreate -q -y -n span -l 20 vgl /dev/$a:0-11 /dev/$sd:0-7
 run lvcreate -q -y -n mir --type raid1 -m1 -L 4M --nosync vgl /dev/$a /dev/$sd
 udevadm settle --timeout=30
 dmsetup table vgl-span

@@ -35,8 +35,35 @@ ok('want_replacement' in v['member_states']['$a'], '$a want_replacement')
 ok('replacement' in v['member_states']['$c'], '$c replacement')
 ok('write_mostly' in v['member_states']['$b'], '$b write_mostly')
 "
+# the kernel's own sequence at the end (every distinct reading, builtins only, 2 ms apart), the
+# source of tests/unit/test-rebuild.c's replay of this replace
+trace_end() {
+        local md=/sys/block/md0/md x prev='' line key f n=0 fd
+        exec {fd}<> <(:)
+        while ((n++ < 20000)); do
+                line='' key=''
+                for f in sync_action sync_completed sync_speed dev-$a/state dev-$a/slot \
+                        dev-$c/state dev-$c/slot; do
+                        x=gone
+                        [[ -e $md/$f ]] && read -r x <"$md/$f"
+                        line+="$f=$x "
+                        [[ $f == sync_speed ]] && { [[ $x == none ]] && key+="speed-none " || key+="speed "; }
+                        [[ $f != sync_speed ]] && key+="$f=$x "
+                done
+                while read -r x; do
+                        [[ $x == *recovery* ]] && line+="mdstat:${x#*]}" && key+="mdstat-line"
+                done </proc/mdstat
+                [[ $key != "$prev" ]] && echo "  trace: $line" && prev=$key
+                [[ $key == *"sync_action=idle"*"dev-$a/slot=none"* ]] && break
+                read -r -t 0.002 -u "$fd" _ || true
+        done
+}
+trace_end >"$SCRATCH/replace-trace" 2>&1 &
+tpid=$!
 md_wait_idle md0 120
 wait_until 30 "$a marked faulty by md" grep -q faulty /sys/block/md0/md/dev-$a/state
+wait $tpid 2>/dev/null
+cat "$SCRATCH/replace-trace"
 md_dump md0
 check replace-done "replace done: $a replaced (not failed), $c in sync, array ok" "
 v = vol('md0')
