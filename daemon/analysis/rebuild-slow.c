@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "analysis/rebuild-slow.h"
+#include "basic/format-util.h"
 #include "basic/string-table.h"
 
 static const char *const rebuild_slow_reason_table[_REBUILD_SLOW_REASON_MAX] = {
@@ -96,24 +97,6 @@ int rebuild_slow_feed(RebuildSlowTracker *t, const RebuildSlowConfig *c, const R
         return 1;
 }
 
-static void format_duration(char *buf, size_t size, double sec) {
-        uint64_t s;
-
-        if (!(sec >= 0) || sec > 1e12) {
-                snprintf(buf, size, "unknown");
-                return;
-        }
-        s = (uint64_t) (sec + 0.5);
-        if (s >= 86400)
-                snprintf(buf, size, "%" PRIu64 "d %" PRIu64 "h", s / 86400, s % 86400 / 3600);
-        else if (s >= 3600)
-                snprintf(buf, size, "%" PRIu64 "h %" PRIu64 "min", s / 3600, s % 3600 / 60);
-        else if (s >= 60)
-                snprintf(buf, size, "%" PRIu64 "min %" PRIu64 "s", s / 60, s % 60);
-        else
-                snprintf(buf, size, "%" PRIu64 "s", s);
-}
-
 static void format_kib(char *buf, size_t size, uint64_t v) {
         if (v == REBUILD_UNKNOWN)
                 snprintf(buf, size, "unknown");
@@ -125,8 +108,8 @@ char *rebuild_slow_event_format(const RebuildSlowEvent *e, char *buf, size_t siz
         char eta[32], limit[32], min[32], max[32], speed[32], fg[96];
         const char *op = rebuild_operation_to_string(e->operation) ?: "rebuild";
 
-        format_duration(eta, sizeof(eta), e->eta_sec);
-        format_duration(limit, sizeof(limit), e->eta_limit_sec);
+        format_duration(eta, sizeof(eta), e->eta_sec, true);
+        format_duration(limit, sizeof(limit), e->eta_limit_sec, true);
         format_kib(min, sizeof(min), e->sync_speed_min_kib);
         format_kib(max, sizeof(max), e->sync_speed_max_kib);
         if (e->speed_bytes_per_sec >= 0)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Sizes for humans: IEC units, named (see format-util.h). */
+/* Sizes and durations for humans: IEC units, named (see format-util.h). */
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,5 +37,24 @@ char *format_bytes_per_second(char *buf, size_t n, double bytes_per_second) {
                 ;
         if (l + 3 <= n)
                 (void) snprintf(buf + l, n - l, "/s");
+        return buf;
+}
+
+char *format_duration(char *buf, size_t n, double sec, bool days) {
+        uint64_t s;
+
+        if (!(sec >= 0) || sec > 1e12) {
+                (void) snprintf(buf, n, "unknown");
+                return buf;
+        }
+        s = (uint64_t) (sec + 0.5);
+        if (days && s >= 86400)
+                (void) snprintf(buf, n, "%" PRIu64 "d %" PRIu64 "h", s / 86400, s % 86400 / 3600);
+        else if (s >= 3600)
+                (void) snprintf(buf, n, "%" PRIu64 "h %" PRIu64 "min", s / 3600, s % 3600 / 60);
+        else if (s >= 60)
+                (void) snprintf(buf, n, "%" PRIu64 "min %" PRIu64 "s", s / 60, s % 60);
+        else
+                (void) snprintf(buf, n, "%" PRIu64 "s", s);
         return buf;
 }

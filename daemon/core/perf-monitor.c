@@ -165,69 +165,6 @@ static PerfVolume *get_vol(PerfMonitor *pm, const char *name) {
         return p;
 }
 
-void perf_volume_identity(const Inventory *inv, const Volume *v,
-                          char ret[static BASELINE_IDENTITY_MAX]) {
-        char ids[16][BASELINE_IDENTITY_MAX];
-        const char *mids[16];
-        const char *own = NULL;
-        char buf[BASELINE_IDENTITY_MAX];
-        size_t n = 0;
-
-        if (v->kind == VOLUME_MD && v->md && v->md->uuid) {
-                snprintf(buf, sizeof(buf), "md-uuid-%s", v->md->uuid);
-                own = buf;
-        } else if ((v->kind == VOLUME_LVM || v->kind == VOLUME_DM) && v->dm_uuid) {
-                snprintf(buf, sizeof(buf), "dm-uuid-%s", v->dm_uuid);
-                own = buf;
-        }
-        /* Arrays and stacked devices carry their members' identities (one level is enough: a
-         * member's own identity already carries its members). */
-        if (inv && (v->kind == VOLUME_MD || v->kind == VOLUME_LVM || v->kind == VOLUME_DM))
-                for (size_t i = 0; v->members && v->members[i] && n < ELEMENTSOF(ids); i++) {
-                        const Volume *w = inventory_get(inv, v->members[i]);
-
-                        if (!w)
-                                continue;
-                        perf_volume_identity(NULL, w, ids[n]);
-                        mids[n] = ids[n];
-                        n++;
-                }
-        if (v->kind == VOLUME_PARTITION && v->parent) {
-                snprintf(buf, sizeof(buf), "part-%s-%d-%" PRIu64, v->parent, v->partition_number,
-                         v->size_bytes);
-                own = buf;
-        }
-        baseline_identity_compose(NULL, own ? NULL : v->serial, own, v->major, v->minor,
-                                  v->size_bytes, n > 0 ? mids : NULL, n, ret);
-}
-
-void perf_baseline_key(const char *identity, const char *profile,
-                       char ret[static BASELINE_IDENTITY_MAX]) {
-        if (profile && *profile)
-                (void) snprintf(ret, BASELINE_IDENTITY_MAX, "%s|%s", profile, identity);
-        else
-                (void) snprintf(ret, BASELINE_IDENTITY_MAX, "%s", identity);
-}
-
-const char *perf_baseline_key_split(const char *key, char *ret_profile, size_t size) {
-        const char *bar = strchr(key, '|');
-
-        if (ret_profile && size > 0)
-                (void) snprintf(ret_profile, size, "%.*s", bar ? (int) (bar - key) : 0, key);
-        return bar ? bar + 1 : key;
-}
-
-void perf_sample_from_probe(double seq, double iops, double p50, double p99, double max, double cpu,
-                            BaselineSample *ret) {
-        baseline_sample_init(ret);
-        ret->v[BASELINE_SEQ_BYTES_PER_SEC] = seq > 0 ? seq : NAN;
-        ret->v[BASELINE_RAND_IOPS] = iops > 0 ? iops : NAN;
-        ret->v[BASELINE_LAT_P50_NS] = p50 > 0 ? p50 : NAN;
-        ret->v[BASELINE_LAT_P99_NS] = p99 > 0 ? p99 : NAN;
-        ret->v[BASELINE_LAT_MAX_NS] = max > 0 ? max : NAN;
-        ret->v[BASELINE_CPU_USEC_PER_RUN] = cpu >= 0 ? cpu : NAN;
-}
-
 int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSample *s,
                             bool probe_failed, usec_t start_usec, const char *profile) {
         PerfVolume *p;
@@ -460,6 +397,56 @@ static double util_before(const PerfVolume *p) {
         return NAN;
 }
 
+/* The detector's verdict on v as a degraded/recovered event. */
+static void emit_detector_event(PerfMonitor *pm, const Volume *v, const DetectorEvent *de,
+                                int *count) {
+        PerfEvent e;
+        char text[220];
+
+        event_init(&e,
+                   de->type == DETECTOR_EVENT_DEGRADED ? PERF_EVENT_DEGRADED : PERF_EVENT_RECOVERED,
+                   v, de->culprit[0] ? de->culprit : NULL);
+        detector_event_format(de, text, sizeof(text));
+        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
+        event_field(&e, "STORPULSE_LAYER=%s", de->culprit[0] ? "member" : "volume");
+        if (de->finding.metric >= 0) {
+                event_field(&e, "STORPULSE_METRIC=%s",
+                            baseline_metric_to_string(de->finding.metric));
+                event_field(&e, "STORPULSE_VALUE=%.6g", de->finding.value);
+                event_field(&e, "STORPULSE_BASELINE=%.6g", de->finding.baseline);
+                event_field(&e, "STORPULSE_RATIO=%.4f", de->finding.ratio);
+        }
+        event_field(&e, "STORPULSE_RUNS=%u", de->runs);
+        emit(pm, &e, count);
+}
+
+/* Controller volumes: no rebuild state without a vendor CLI; throughput down while latency up
+ * hints at one. */
+static void hint_hw_rebuild(PerfMonitor *pm, PerfVolume *p, const Volume *v, const Baseline *b,
+                            int *count) {
+        unsigned min_samples = pm->cfg.detector.min_samples;
+        BaselineStat seq, lat;
+        double tr = NAN, lr = NAN;
+        PerfEvent e;
+        char text[220];
+
+        baseline_get_stat(b, BASELINE_SEQ_BYTES_PER_SEC, min_samples, &seq);
+        baseline_get_stat(b, BASELINE_LAT_P50_NS, min_samples, &lat);
+        if (seq.ready && seq.median > 0)
+                tr = p->pending_sample.v[BASELINE_SEQ_BYTES_PER_SEC] / seq.median;
+        if (lat.ready && lat.median > 0)
+                lr = p->pending_sample.v[BASELINE_LAT_P50_NS] / lat.median;
+        if (hw_rebuild_hint_feed(&p->hw, tr, lr) <= 0)
+                return;
+        event_init(&e, PERF_EVENT_BACKGROUND_REBUILD, v, NULL);
+        hw_rebuild_hint_format(tr, lr, text, sizeof(text));
+        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
+        event_field(&e, "STORPULSE_LAYER=controller");
+        event_field(&e, "STORPULSE_RATIO=%.4f", tr);
+        event_field(&e, "STORPULSE_LATENCY_RATIO=%.4f", lr);
+        emit(pm, &e, count);
+}
+
 static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Volume *v,
                   usec_t now_usec, usec_t now_real, int *count) {
         const DetectorConfig *dc = &pm->cfg.detector;
@@ -493,27 +480,8 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
         if (!c.rebuilding) {
                 r = detector_feed(&p->det, dc, b, &p->pending_sample, c.foreground_utilization,
                                   p->pending_failed, slow_member(pm, inv, v, 0), now_usec, &de);
-                if (r > 0) {
-                        PerfEvent e;
-                        char text[220];
-
-                        event_init(&e,
-                                   de.type == DETECTOR_EVENT_DEGRADED ? PERF_EVENT_DEGRADED
-                                                                      : PERF_EVENT_RECOVERED,
-                                   v, de.culprit[0] ? de.culprit : NULL);
-                        detector_event_format(&de, text, sizeof(text));
-                        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
-                        event_field(&e, "STORPULSE_LAYER=%s", de.culprit[0] ? "member" : "volume");
-                        if (de.finding.metric >= 0) {
-                                event_field(&e, "STORPULSE_METRIC=%s",
-                                            baseline_metric_to_string(de.finding.metric));
-                                event_field(&e, "STORPULSE_VALUE=%.6g", de.finding.value);
-                                event_field(&e, "STORPULSE_BASELINE=%.6g", de.finding.baseline);
-                                event_field(&e, "STORPULSE_RATIO=%.4f", de.finding.ratio);
-                        }
-                        event_field(&e, "STORPULSE_RUNS=%u", de.runs);
-                        emit(pm, &e, count);
-                }
+                if (r > 0)
+                        emit_detector_event(pm, v, &de, count);
         }
         c.verdict_standing = detector_is_suspect(&p->det);
 
@@ -526,31 +494,8 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
                    baseline_learn(b, &p->pending_sample, dc->guard, dc->min_samples, now_real) > 0)
                 pm->dirty = true;
 
-        /* Controller volumes: no rebuild state without a vendor CLI; throughput down while
-         * latency up hints at one. */
-        if (v->kind == VOLUME_CONTROLLER && !v->has_cli) {
-                BaselineStat seq, lat;
-                double tr = NAN, lr = NAN;
-
-                baseline_get_stat(b, BASELINE_SEQ_BYTES_PER_SEC, dc->min_samples, &seq);
-                baseline_get_stat(b, BASELINE_LAT_P50_NS, dc->min_samples, &lat);
-                if (seq.ready && seq.median > 0)
-                        tr = p->pending_sample.v[BASELINE_SEQ_BYTES_PER_SEC] / seq.median;
-                if (lat.ready && lat.median > 0)
-                        lr = p->pending_sample.v[BASELINE_LAT_P50_NS] / lat.median;
-                if (hw_rebuild_hint_feed(&p->hw, tr, lr) > 0) {
-                        PerfEvent e;
-                        char text[220];
-
-                        event_init(&e, PERF_EVENT_BACKGROUND_REBUILD, v, NULL);
-                        hw_rebuild_hint_format(tr, lr, text, sizeof(text));
-                        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
-                        event_field(&e, "STORPULSE_LAYER=controller");
-                        event_field(&e, "STORPULSE_RATIO=%.4f", tr);
-                        event_field(&e, "STORPULSE_LATENCY_RATIO=%.4f", lr);
-                        emit(pm, &e, count);
-                }
-        }
+        if (v->kind == VOLUME_CONTROLLER && !v->has_cli)
+                hint_hw_rebuild(pm, p, v, b, count);
 }
 
 int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_usec,

@@ -42,7 +42,8 @@
 #include "basic/macro.h"
 #include "basic/sysfs.h"
 
-static void format_duration(char *buf, size_t n, uint64_t sec) {
+/* The ETA column: "1d02h", "3h05m", "4m10s", "42s". */
+static void format_duration_compact(char *buf, size_t n, uint64_t sec) {
         if (sec >= 86400)
                 (void) snprintf(buf, n, "%" PRIu64 "d%02" PRIu64 "h", sec / 86400,
                                 sec % 86400 / 3600);
@@ -195,7 +196,7 @@ static void add_sync_line(Table *t, const char *indent, const Volume *v) {
         if (s->speed_bytes_per_second > 0)
                 format_bytes_per_second(speed, sizeof(speed), (double) s->speed_bytes_per_second);
         if (s->has_eta)
-                format_duration(eta, sizeof(eta), s->eta_seconds);
+                format_duration_compact(eta, sizeof(eta), s->eta_seconds);
         add_text(t, indent, "  %-8s [%s] %5.1f%%  speed %s  eta %s", s->action, bar,
                  s->progress * 100.0, speed, eta);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <locale.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "basic/format-util.h"
@@ -157,9 +159,36 @@ static void test_format_bytes(void) {
         is_str(format_bytes_per_second(buf, sizeof(buf), 1e30), "15.6EiB/s", "huge rate clamped");
 }
 
+static void test_format_duration(void) {
+        static const struct {
+                double sec;
+                bool days;
+                const char *out;
+        } t[] = {
+                { 0, false, "0s" },
+                { 59.4, false, "59s" },
+                { 59.5, false, "1min 0s" },
+                { 3599, false, "59min 59s" },
+                { 3600, false, "1h 0min" },
+                { 90000, false, "25h 0min" },
+                { 90000, true, "1d 1h" },
+                { 86399, true, "23h 59min" },
+                { 3 * 86400 + 4 * 3600 + 59, true, "3d 4h" },
+                { -1, false, "unknown" },
+                { NAN, true, "unknown" },
+                { 2e12, false, "unknown" },
+        };
+        char buf[32];
+
+        for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+                is_str(format_duration(buf, sizeof(buf), t[i].sec, t[i].days), t[i].out,
+                       "format_duration(%g, %s)", t[i].sec, t[i].days ? "days" : "hours");
+}
+
 int main(void) {
         test_u64_strict();
         test_format_bytes();
+        test_format_duration();
         test_atou64();
         test_atoi();
         test_atod();
