@@ -165,53 +165,47 @@ static void judge_slots(const RaidGeometry *g, const bool *lost, unsigned n_lost
         }
 }
 
-void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
-        RaidHealth h = { .verdict = RAID_VERDICT_UNKNOWN, .tolerance = -1, .reason = "" };
-        bool lost[RAID_SLOTS_MAX];
-        RaidGeometry g = {};
-        bool states_known = a->n_members > 0;
-        unsigned n_lost = 0, with_slot = 0;
-
-        if (!a) {
-                *ret = h;
-                return;
-        }
+/* The verdicts an array's state decides alone (stopped, container, assembling, unreadable):
+ * true with h set. */
+static bool judge_array_state(const MdArray *a, RaidHealth *h) {
         if (a->array_state == MD_ARRAY_STATE_CLEAR) {
-                h.verdict = RAID_VERDICT_STOPPED;
-                h.reason = "no array behind the node (stopped)";
-                *ret = h;
-                return;
+                h->verdict = RAID_VERDICT_STOPPED;
+                h->reason = "no array behind the node (stopped)";
+                return true;
         }
         if (md_is_container(a)) {
-                h.verdict = RAID_VERDICT_CONTAINER;
-                h.reason = "metadata container; its member arrays serve the data";
-                *ret = h;
-                return;
+                h->verdict = RAID_VERDICT_CONTAINER;
+                h->reason = "metadata container; its member arrays serve the data";
+                return true;
         }
         if (a->array_state == MD_ARRAY_STATE_INACTIVE) {
-                h.verdict = a->n_members > 0 ? RAID_VERDICT_ASSEMBLING : RAID_VERDICT_STOPPED;
-                h.reason = a->n_members > 0 ? "inactive with members: not started yet"
-                                            : "inactive without members (stopped)";
-                *ret = h;
-                return;
+                h->verdict = a->n_members > 0 ? RAID_VERDICT_ASSEMBLING : RAID_VERDICT_STOPPED;
+                h->reason = a->n_members > 0 ? "inactive with members: not started yet"
+                                             : "inactive without members (stopped)";
+                return true;
         }
-        if (a->array_state == _MD_ARRAY_STATE_INVALID) {
-                *ret = h;
-                return;
-        }
-        h.broken = a->array_state == MD_ARRAY_STATE_BROKEN;
+        return a->array_state == _MD_ARRAY_STATE_INVALID;
+}
 
-        g.level = raid_level_from_md(a->level);
-        g.n_slots = a->raid_disks != MD_UNSET && a->raid_disks <= RAID_SLOTS_MAX
-                            ? (unsigned) a->raid_disks
-                            : 0;
-        g.near_copies = 2; /* mdadm's default n2 when md/layout is unreadable */
-        g.far_copies = 1;
-        if (g.level == RAID_LEVEL_RAID10 && a->layout != MD_UNSET)
-                (void) raid10_copies_from_layout(a->layout, &g.near_copies, &g.far_copies);
-        h.tolerance = raid_level_tolerance(g.level, g.n_slots);
+static void md_geometry(const MdArray *a, RaidGeometry *g) {
+        *g = (RaidGeometry){
+                .level = raid_level_from_md(a->level),
+                .n_slots = a->raid_disks != MD_UNSET && a->raid_disks <= RAID_SLOTS_MAX
+                                   ? (unsigned) a->raid_disks
+                                   : 0,
+                .near_copies = 2, /* mdadm's default n2 when md/layout is unreadable */
+                .far_copies = 1,
+        };
+        if (g->level == RAID_LEVEL_RAID10 && a->layout != MD_UNSET)
+                (void) raid10_copies_from_layout(a->layout, &g->near_copies, &g->far_copies);
+}
 
-        for (unsigned i = 0; i < g.n_slots; i++)
+/* The members into lost[] (a slot with a working member is not lost), h->working, h->replacing
+ * and h->replaced. Returns whether every member's state and slot could be read. */
+static bool scan_members(const MdArray *a, const RaidGeometry *g, bool *lost, RaidHealth *h) {
+        bool states_known = a->n_members > 0;
+
+        for (unsigned i = 0; i < g->n_slots; i++)
                 lost[i] = true;
         for (size_t i = 0; i < a->n_members; i++) {
                 const MdMember *m = &a->members[i];
@@ -221,13 +215,12 @@ void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
                         states_known = false;
                 working = HAS(m, IN_SYNC) && !HAS(m, FAULTY) && !HAS(m, JOURNAL) && !m->device_gone;
                 if (HAS(m, WANT_REPLACEMENT) && !HAS(m, FAULTY))
-                        h.replacing = true;
+                        h->replacing = true;
                 if (HAS(m, REPLACEMENT) && !HAS(m, FAULTY) && !HAS(m, IN_SYNC))
-                        h.replacing = true;
+                        h->replacing = true;
                 if (working)
-                        h.working++;
-                if (m->slot >= 0 && (unsigned) m->slot < g.n_slots) {
-                        with_slot++;
+                        h->working++;
+                if (m->slot >= 0 && (unsigned) m->slot < g->n_slots) {
                         if (working)
                                 lost[m->slot] = false;
                 } else if (m->slot == MD_SLOT_UNKNOWN)
@@ -238,40 +231,63 @@ void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
         for (size_t i = 0; i < a->n_members; i++) {
                 const MdMember *m = &a->members[i];
                 if (md_member_was_replaced(m) && (a->degraded == 0 || a->degraded == MD_UNSET))
-                        h.replaced = true;
+                        h->replaced = true;
         }
+        return states_known;
+}
 
-        if (g.n_slots > 0 && states_known) {
-                for (unsigned i = 0; i < g.n_slots; i++)
+/* The verdict from the lost slots: counted from the members where their states are known (the
+ * kernel's degraded count wins where it is higher), else from md's degraded alone. */
+static void judge_lost(const MdArray *a, const RaidGeometry *g, bool *lost, bool states_known,
+                       RaidHealth *h) {
+        unsigned n_lost = 0;
+
+        if (g->n_slots > 0 && states_known) {
+                for (unsigned i = 0; i < g->n_slots; i++)
                         n_lost += lost[i];
                 /* the kernel's count wins where it is higher (a member directory gone) */
                 if (a->degraded != MD_UNSET && a->degraded > n_lost &&
-                    g.level != RAID_LEVEL_RAID10) {
-                        unsigned k = (unsigned) MIN(a->degraded, (uint64_t) g.n_slots);
-                        for (unsigned i = 0; i < g.n_slots && n_lost < k; i++)
+                    g->level != RAID_LEVEL_RAID10) {
+                        unsigned k = (unsigned) MIN(a->degraded, (uint64_t) g->n_slots);
+                        for (unsigned i = 0; i < g->n_slots && n_lost < k; i++)
                                 if (!lost[i]) {
                                         lost[i] = true;
                                         n_lost++;
                                 }
                 }
-                judge_slots(&g, lost, n_lost, &h);
-        } else if (g.n_slots > 0 && a->degraded != MD_UNSET && g.level != RAID_LEVEL_RAID10) {
-                n_lost = (unsigned) MIN(a->degraded, (uint64_t) g.n_slots);
-                for (unsigned i = 0; i < g.n_slots; i++)
+                judge_slots(g, lost, n_lost, h);
+        } else if (g->n_slots > 0 && a->degraded != MD_UNSET && g->level != RAID_LEVEL_RAID10) {
+                n_lost = (unsigned) MIN(a->degraded, (uint64_t) g->n_slots);
+                for (unsigned i = 0; i < g->n_slots; i++)
                         lost[i] = i < n_lost;
-                judge_slots(&g, lost, n_lost, &h);
-        } else if (g.n_slots > 0 && g.level == RAID_LEVEL_RAID10 && a->degraded != MD_UNSET) {
+                judge_slots(g, lost, n_lost, h);
+        } else if (g->n_slots > 0 && g->level == RAID_LEVEL_RAID10 && a->degraded != MD_UNSET) {
                 /* slots unknown: a lost pair could be adjacent, so more than one is unsure */
-                h.lost = (unsigned) MIN(a->degraded, (uint64_t) g.n_slots);
-                h.verdict = h.lost == 0 ? RAID_VERDICT_OK : RAID_VERDICT_DEGRADED;
-                h.reason = h.lost == 0 ? "" : "members lost; which ones is unknown";
+                h->lost = (unsigned) MIN(a->degraded, (uint64_t) g->n_slots);
+                h->verdict = h->lost == 0 ? RAID_VERDICT_OK : RAID_VERDICT_DEGRADED;
+                h->reason = h->lost == 0 ? "" : "members lost; which ones is unknown";
         } else if (a->array_state == MD_ARRAY_STATE_UNKNOWN) {
-                h.verdict = RAID_VERDICT_UNKNOWN;
+                h->verdict = RAID_VERDICT_UNKNOWN;
         } else {
-                h.verdict = RAID_VERDICT_OK;
-                h.reason = "";
+                h->verdict = RAID_VERDICT_OK;
+                h->reason = "";
         }
-        (void) with_slot;
+}
+
+void raid_health_from_md(const MdArray *a, RaidHealth *ret) {
+        RaidHealth h = { .verdict = RAID_VERDICT_UNKNOWN, .tolerance = -1, .reason = "" };
+        bool lost[RAID_SLOTS_MAX], states_known;
+        RaidGeometry g;
+
+        if (!a || judge_array_state(a, &h)) {
+                *ret = h;
+                return;
+        }
+        h.broken = a->array_state == MD_ARRAY_STATE_BROKEN;
+        md_geometry(a, &g);
+        h.tolerance = raid_level_tolerance(g.level, g.n_slots);
+        states_known = scan_members(a, &g, lost, &h);
+        judge_lost(a, &g, lost, states_known, &h);
 
         if (states_known && a->n_members > 0 && h.working == 0) {
                 h.verdict = RAID_VERDICT_FAILED;
