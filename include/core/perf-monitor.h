@@ -95,6 +95,8 @@ int perf_monitor_save(PerfMonitor *pm, int state_dir_fd, const char *file, bool 
 
 const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) _pure_;
 
+/* ---- perf-identity.c: identities, keys, samples (pure) ---------------------------------- */
+
 /* The identity of v in the inventory (see above). */
 void perf_volume_identity(const Inventory *inv, const Volume *v,
                           char ret[static BASELINE_IDENTITY_MAX]);
