@@ -28,6 +28,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "basic/format-util.h"
 #include "basic/string-table.h"
 #include "analysis/rebuild.h"
 #include "model/md-progress.h"
@@ -689,22 +690,6 @@ void rebuild_tracker_get_status(const RebuildTracker *t, usec_t now, RebuildStat
         ret->eta_sec = tracker_eta(t, now, speed);
 }
 
-static void format_duration(char *buf, size_t size, double sec) {
-        uint64_t s;
-
-        if (!(sec >= 0) || sec > 1e12) {
-                snprintf(buf, size, "unknown");
-                return;
-        }
-        s = (uint64_t) (sec + 0.5);
-        if (s >= 3600)
-                snprintf(buf, size, "%" PRIu64 "h %" PRIu64 "min", s / 3600, s % 3600 / 60);
-        else if (s >= 60)
-                snprintf(buf, size, "%" PRIu64 "min %" PRIu64 "s", s / 60, s % 60);
-        else
-                snprintf(buf, size, "%" PRIu64 "s", s);
-}
-
 char *rebuild_event_format(const RebuildEvent *e, char *buf, size_t size) {
         const char *op = rebuild_operation_to_string(e->operation) ?: "operation";
         char dur[32], eta[32], speed[32] = "";
@@ -714,8 +699,9 @@ char *rebuild_event_format(const RebuildEvent *e, char *buf, size_t size) {
                 return buf;
         format_duration(
                 dur, sizeof(dur),
-                e->duration_usec == USEC_INFINITY ? -1 : (double) e->duration_usec / USEC_PER_SEC);
-        format_duration(eta, sizeof(eta), e->eta_sec);
+                e->duration_usec == USEC_INFINITY ? -1 : (double) e->duration_usec / USEC_PER_SEC,
+                false);
+        format_duration(eta, sizeof(eta), e->eta_sec, false);
         if (e->speed_bytes_per_sec >= 1024.0 * 1024.0)
                 snprintf(speed, sizeof(speed), ", %.1f MiB/s",
                          e->speed_bytes_per_sec / (1024.0 * 1024.0));
