@@ -523,95 +523,109 @@ static bool went_back(const RebuildTracker *t, const RebuildObservation *o) {
         return false;
 }
 
+/* RUNNING: progress, an end (finished, interrupted, a member failed), or another operation. */
+static void observe_running(Emitter *e, RebuildTracker *t, usec_t now, const RebuildObservation *o,
+                            bool active, bool failure) {
+        if (failure) {
+                /* Record where it was when the member failed, for a later RESUMED. */
+                if (active && o->operation == t->op && !o->delayed && !went_back(t, o))
+                        take_progress(t, now, o);
+                end_op(e, t, now, o, REBUILD_REASON_MEMBER_FAILED, true);
+                if (active && o->operation != t->op)
+                        start_op(e, t, now, o, true, REBUILD_REASON_NONE);
+                else if (!active)
+                        t->interrupted_saw_other = true;
+                return;
+        }
+        if (active && o->operation == t->op) {
+                if (o->delayed)
+                        return; /* yielding to another array for a moment */
+                if (went_back(t, o)) {
+                        end_op(e, t, now, o, REBUILD_REASON_STOPPED, false);
+                        start_op(e, t, now, o, true, REBUILD_REASON_RESTARTED);
+                        return;
+                }
+                take_progress(t, now, o);
+                emit_marks(e, t, now, /* suppress= */ false);
+                return;
+        }
+        if (active) {
+                end_op(e, t, now, o, REBUILD_REASON_REPLACED, false);
+                start_op(e, t, now, o, true, REBUILD_REASON_NONE);
+                return;
+        }
+        end_op(e, t, now, o,
+               o->operation == REBUILD_OP_FROZEN ? REBUILD_REASON_FROZEN : REBUILD_REASON_STOPPED,
+               false);
+        t->interrupted_saw_other = true;
+}
+
+/* INTERRUPTED: resumed where it stopped, restarted from the beginning, or another operation. */
+static void observe_interrupted(Emitter *e, RebuildTracker *t, usec_t now,
+                                const RebuildObservation *o, bool active) {
+        uint64_t d;
+
+        if (active && o->operation == t->op) {
+                if (o->delayed) {
+                        if (!t->delayed_reported) {
+                                t->delayed_reported = true;
+                                (void) emit(e, t, now, REBUILD_EVENT_DELAYED, REBUILD_REASON_NONE);
+                        }
+                        t->interrupted_saw_other = true;
+                        return;
+                }
+                if (pair_valid(o->fine_done_sectors, o->fine_total_sectors, &d) ||
+                    pair_valid(o->coarse_done_sectors, o->coarse_total_sectors, &d)) {
+                        if (d < t->interrupted_done_sectors || d == 0) {
+                                start_op(e, t, now, o, true, REBUILD_REASON_RESTARTED);
+                                return;
+                        }
+                        if (t->interrupted_saw_other || d > t->interrupted_done_sectors)
+                                resume_op(e, t, now, o);
+                } else if (t->interrupted_saw_other)
+                        resume_op(e, t, now, o);
+                return;
+        }
+        t->interrupted_saw_other = true;
+        if (active)
+                start_op(e, t, now, o, true, REBUILD_REASON_NONE);
+}
+
+/* DELAYED: it runs at last, another operation came, or it was cancelled before it ran. */
+static void observe_delayed(Emitter *e, RebuildTracker *t, usec_t now, const RebuildObservation *o,
+                            bool active) {
+        if (active && o->operation == t->op) {
+                if (!o->delayed) {
+                        bool reported = t->delayed_reported;
+
+                        start_op(e, t, now, o, true, REBUILD_REASON_NONE);
+                        t->delayed_reported = reported;
+                }
+                return;
+        }
+        if (active) {
+                start_op(e, t, now, o, true, REBUILD_REASON_NONE);
+                return;
+        }
+        t->phase = REBUILD_PHASE_IDLE; /* cancelled before it ran */
+}
+
 static void observe(Emitter *e, RebuildTracker *t, usec_t now, const RebuildObservation *o) {
         bool active = op_is_active(o->operation);
         bool failure = t->seen && ((o->member_failed && !t->member_failed) ||
                                    (o->degraded != REBUILD_UNKNOWN &&
                                     t->degraded != REBUILD_UNKNOWN && o->degraded > t->degraded));
-        uint64_t d;
 
         switch (t->phase) {
         case REBUILD_PHASE_RUNNING:
-                if (failure) {
-                        /* Record where it was when the member failed, for a later RESUMED. */
-                        if (active && o->operation == t->op && !o->delayed && !went_back(t, o))
-                                take_progress(t, now, o);
-                        end_op(e, t, now, o, REBUILD_REASON_MEMBER_FAILED, true);
-                        if (active && o->operation != t->op)
-                                start_op(e, t, now, o, true, REBUILD_REASON_NONE);
-                        else if (!active)
-                                t->interrupted_saw_other = true;
-                        return;
-                }
-                if (active && o->operation == t->op) {
-                        if (o->delayed)
-                                return; /* yielding to another array for a moment */
-                        if (went_back(t, o)) {
-                                end_op(e, t, now, o, REBUILD_REASON_STOPPED, false);
-                                start_op(e, t, now, o, true, REBUILD_REASON_RESTARTED);
-                                return;
-                        }
-                        take_progress(t, now, o);
-                        emit_marks(e, t, now, /* suppress= */ false);
-                        return;
-                }
-                if (active) {
-                        end_op(e, t, now, o, REBUILD_REASON_REPLACED, false);
-                        start_op(e, t, now, o, true, REBUILD_REASON_NONE);
-                        return;
-                }
-                end_op(e, t, now, o,
-                       o->operation == REBUILD_OP_FROZEN ? REBUILD_REASON_FROZEN
-                                                         : REBUILD_REASON_STOPPED,
-                       false);
-                t->interrupted_saw_other = true;
+                observe_running(e, t, now, o, active, failure);
                 return;
-
         case REBUILD_PHASE_INTERRUPTED:
-                if (active && o->operation == t->op) {
-                        if (o->delayed) {
-                                if (!t->delayed_reported) {
-                                        t->delayed_reported = true;
-                                        (void) emit(e, t, now, REBUILD_EVENT_DELAYED,
-                                                    REBUILD_REASON_NONE);
-                                }
-                                t->interrupted_saw_other = true;
-                                return;
-                        }
-                        if (pair_valid(o->fine_done_sectors, o->fine_total_sectors, &d) ||
-                            pair_valid(o->coarse_done_sectors, o->coarse_total_sectors, &d)) {
-                                if (d < t->interrupted_done_sectors || d == 0) {
-                                        start_op(e, t, now, o, true, REBUILD_REASON_RESTARTED);
-                                        return;
-                                }
-                                if (t->interrupted_saw_other || d > t->interrupted_done_sectors)
-                                        resume_op(e, t, now, o);
-                        } else if (t->interrupted_saw_other)
-                                resume_op(e, t, now, o);
-                        return;
-                }
-                t->interrupted_saw_other = true;
-                if (active)
-                        start_op(e, t, now, o, true, REBUILD_REASON_NONE);
+                observe_interrupted(e, t, now, o, active);
                 return;
-
         case REBUILD_PHASE_DELAYED:
-                if (active && o->operation == t->op) {
-                        if (!o->delayed) {
-                                bool reported = t->delayed_reported;
-
-                                start_op(e, t, now, o, true, REBUILD_REASON_NONE);
-                                t->delayed_reported = reported;
-                        }
-                        return;
-                }
-                if (active) {
-                        start_op(e, t, now, o, true, REBUILD_REASON_NONE);
-                        return;
-                }
-                t->phase = REBUILD_PHASE_IDLE; /* cancelled before it ran */
+                observe_delayed(e, t, now, o, active);
                 return;
-
         case REBUILD_PHASE_IDLE:
                 if (active)
                         start_op(e, t, now, o, t->seen, REBUILD_REASON_NONE);
