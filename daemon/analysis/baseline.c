@@ -122,6 +122,22 @@ void baseline_ring_push(BaselineRing *r, unsigned window, double v) {
         r->n++;
 }
 
+static void ring_trim(BaselineRing *r, unsigned window) {
+        while (r->n > window) {
+                r->first = (r->first + 1) % BASELINE_WINDOW_MAX;
+                r->n--;
+        }
+}
+
+void baseline_set_window(Baseline *b, unsigned window) {
+        window = window == 0 ? BASELINE_WINDOW_DEFAULT : MIN(window, BASELINE_WINDOW_MAX);
+        b->window = window;
+        for (size_t m = 0; m < _BASELINE_METRIC_MAX; m++) {
+                ring_trim(&b->ring[m], window);
+                ring_trim(&b->rebuild[m], window);
+        }
+}
+
 static int cmp_double(const void *a, const void *b) {
         double x = *(const double *) a, y = *(const double *) b;
 

@@ -70,6 +70,34 @@ struct PerfMonitor {
         size_t n_vols;
 };
 
+int perf_monitor_config_validate(const PerfMonitorConfig *c) {
+        if (!c || detector_config_validate(&c->detector) < 0 ||
+            peer_config_validate(&c->peers) < 0 || rebuild_slow_config_validate(&c->rebuild) < 0 ||
+            c->window == 0 || c->window > BASELINE_WINDOW_MAX ||
+            !(c->idle_utilization > 0 && c->idle_utilization <= 1))
+                return -EINVAL;
+        return 0;
+}
+
+static void apply_window(PerfMonitor *pm) {
+        for (size_t i = 0; pm->set && i < pm->set->n; i++) {
+                Baseline *b = &pm->set->items[i];
+
+                if (b->window != pm->cfg.window) {
+                        baseline_set_window(b, pm->cfg.window);
+                        pm->dirty = true;
+                }
+        }
+}
+
+int perf_monitor_set_config(PerfMonitor *pm, const PerfMonitorConfig *c) {
+        if (!pm || perf_monitor_config_validate(c) < 0)
+                return -EINVAL;
+        pm->cfg = *c;
+        apply_window(pm);
+        return 0;
+}
+
 int perf_monitor_new(const PerfMonitorConfig *c, PerfEventHandler handler, void *userdata,
                      PerfMonitor **ret) {
         _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
@@ -79,10 +107,7 @@ int perf_monitor_new(const PerfMonitorConfig *c, PerfEventHandler handler, void 
         if (!pm)
                 return -ENOMEM;
         pm->cfg = c ? *c : PERF_MONITOR_CONFIG_DEFAULT;
-        if (detector_config_validate(&pm->cfg.detector) < 0 ||
-            peer_config_validate(&pm->cfg.peers) < 0 ||
-            rebuild_slow_config_validate(&pm->cfg.rebuild) < 0 || pm->cfg.window == 0 ||
-            pm->cfg.window > BASELINE_WINDOW_MAX)
+        if (perf_monitor_config_validate(&pm->cfg) < 0)
                 return -EINVAL;
         pm->handler = handler;
         pm->userdata = userdata;
@@ -114,6 +139,7 @@ int perf_monitor_load(PerfMonitor *pm, int state_dir_fd, const char *file) {
         baseline_set_free(pm->set);
         pm->set = s;
         pm->dirty = false;
+        apply_window(pm);
         return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 #include <glob.h>
 #include <ini.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -123,6 +124,68 @@ static int parse_uint(ParseCtx *p, const char *value, void *field, uint64_t min,
                 return -ERANGE;
         }
         *(unsigned *) field = (unsigned) u;
+        return 0;
+}
+
+/* A time span checked against [min, max] as it is: 0 is a value here, not "off", and infinity is
+ * refused (a floor or a sustain time). */
+static int parse_span(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        uint64_t u;
+
+        if (parse_sec(value, &u) < 0) {
+                ctx_error(p, "invalid time span '%s' (use e.g. 30s, 500ms, 5min)", value);
+                return -EINVAL;
+        }
+        if (u < min || u > max) {
+                ctx_error(p, "time span '%s' out of range (%.3gs..%.3gs)", value,
+                          (double) min / USEC_PER_SEC, (double) max / USEC_PER_SEC);
+                return -ERANGE;
+        }
+        *(usec_t *) field = u;
+        return 0;
+}
+
+/* "50%" (or "50": percent either way) into a fraction 0.5; min/max in percent. */
+static int parse_percent(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        char buf[64];
+        size_t n = strlen(value);
+        double d;
+
+        if (n > 0 && value[n - 1] == '%')
+                n--;
+        if (n == 0 || n >= sizeof(buf)) {
+                ctx_error(p, "invalid percentage '%s' (use e.g. 50%%)", value);
+                return -EINVAL;
+        }
+        memcpy(buf, value, n);
+        buf[n] = 0;
+        if (safe_atod(buf, &d) < 0) {
+                ctx_error(p, "invalid percentage '%s' (use e.g. 50%%)", value);
+                return -EINVAL;
+        }
+        if (!(d >= (double) min && d <= (double) max)) {
+                ctx_error(p, "percentage '%s' out of range (%llu%%..%llu%%)", value,
+                          (unsigned long long) min, (unsigned long long) max);
+                return -ERANGE;
+        }
+        *(double *) field = d / 100;
+        return 0;
+}
+
+/* A factor such as "3" or "2.5"; min/max in hundredths. */
+static int parse_factor(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        double d;
+
+        if (safe_atod(value, &d) < 0) {
+                ctx_error(p, "invalid factor '%s' (use e.g. 3 or 2.5)", value);
+                return -EINVAL;
+        }
+        if (!(d * 100 >= (double) min && d * 100 <= (double) max)) {
+                ctx_error(p, "factor %s out of range (%.2f..%.2f)", value, (double) min / 100,
+                          (double) max / 100);
+                return -ERANGE;
+        }
+        *(double *) field = d;
         return 0;
 }
 
@@ -351,10 +414,36 @@ static const ConfigKey http_keys[] = {
         {},
 };
 
+#define MS USEC_PER_MSEC
+
+/* Ranges: wide enough for any real device, narrow enough that no value silences the detector by
+ * accident (a 99% threshold) or makes it fire on noise (a factor of 1). */
+static const ConfigKey detection_keys[] = {
+        { "BaselineWindow", parse_uint, C(detect_window), 2, BASELINE_WINDOW_MAX },
+        { "MinSamples", parse_uint, C(detect_min_samples), 1, BASELINE_WINDOW_MAX },
+        { "ThroughputThreshold", parse_percent, C(detect_threshold), 5, 95 },
+        { "LatencyFactor", parse_factor, C(detect_p50_factor), 110, 100000 },
+        { "P99LatencyFactor", parse_factor, C(detect_p99_factor), 110, 100000 },
+        { "LatencyFloor", parse_span, C(detect_latency_floor_usec), 0, 60 * SEC },
+        { "BadRuns", parse_uint, C(detect_bad_runs), 1, 100 },
+        { "GoodRuns", parse_uint, C(detect_good_runs), 1, 100 },
+        { "MemberLatencyFloor", parse_span, C(peer_floor_usec), 0, 60 * SEC },
+        { "MemberAwaitFloor", parse_span, C(peer_await_floor_usec), 0, 60 * SEC },
+        { "MemberFactor", parse_factor, C(peer_factor), 100, 100000 },
+        { "RebuildMaxETA", parse_usec, C(rebuild_eta_limit_usec), SEC, 365 * DAY },
+        { "RebuildSpeedFloor", parse_bytes64, C(rebuild_speed_floor_bytes), 0, 1ULL << 40 },
+        { "RebuildSustain", parse_span, C(rebuild_sustain_usec), 0, 7 * DAY },
+        { "RebuildForegroundIO", parse_bytes64, C(rebuild_foreground_bytes), 0, 1ULL << 40 },
+        { "RebuildForegroundIOPS", parse_uint, C(rebuild_foreground_iops), 0, 10000000 },
+        { "StatisticsInterval", parse_span, C(detect_stat_interval_usec), SEC / 2, 3600 * SEC },
+        {},
+};
+
 static const ConfigSection sections[] = {
-        { "Daemon", daemon_keys, false, false },  { "Schedule", schedule_keys, false, false },
-        { "Probe", probe_keys, false, false },    { "Volumes", volumes_keys, false, false },
-        { "Profile", profile_keys, true, false }, { "HTTP", http_keys, false, false },
+        { "Daemon", daemon_keys, false, false },       { "Schedule", schedule_keys, false, false },
+        { "Probe", probe_keys, false, false },         { "Volumes", volumes_keys, false, false },
+        { "Profile", profile_keys, true, false },      { "HTTP", http_keys, false, false },
+        { "Detection", detection_keys, false, false },
 };
 
 /* ---- defaults ----------------------------------------------------------------------------- */
@@ -400,6 +489,27 @@ int config_new_default(Config **ret) {
         c->http_max_connections_ip = 16;
         c->http_connection_memory = 32768;
         c->http_timeout_usec = 10 * SEC;
+        {
+                const PerfMonitorConfig d = PERF_MONITOR_CONFIG_DEFAULT;
+
+                c->detect_window = d.window;
+                c->detect_min_samples = d.detector.min_samples;
+                c->detect_threshold = d.detector.threshold;
+                c->detect_p50_factor = d.detector.factor;
+                c->detect_p99_factor = d.detector.p99_factor;
+                c->detect_latency_floor_usec = (usec_t) (d.detector.latency_floor_ns / 1000);
+                c->detect_bad_runs = d.detector.k_bad;
+                c->detect_good_runs = d.detector.m_good;
+                c->peer_floor_usec = (usec_t) (d.peers.floor_ms[PEER_SOURCE_PROBE] * 1000);
+                c->peer_await_floor_usec = (usec_t) (d.peers.floor_ms[PEER_SOURCE_AWAIT] * 1000);
+                c->peer_factor = d.peers.factor;
+                c->rebuild_eta_limit_usec = (usec_t) (d.rebuild.eta_limit_sec * USEC_PER_SEC);
+                c->rebuild_speed_floor_bytes = (uint64_t) d.rebuild.speed_floor_bytes_per_sec;
+                c->rebuild_sustain_usec = d.rebuild.sustain_usec;
+                c->rebuild_foreground_bytes = (uint64_t) d.rebuild.busy_bytes_per_sec;
+                c->rebuild_foreground_iops = (unsigned) d.rebuild.busy_iops;
+                c->detect_stat_interval_usec = CONFIG_STAT_INTERVAL_DEFAULT;
+        }
         c->select_kinds = (1U << VOLUME_MD) | (1U << VOLUME_LVM) | (1U << VOLUME_DM) |
                           (1U << VOLUME_CONTROLLER) | (1U << VOLUME_DISK);
 
@@ -440,6 +550,33 @@ Config *config_free(Config *c) {
         free(c->http_password_hash);
         free(c);
         return NULL;
+}
+
+void config_perf_monitor_config(const Config *c, PerfMonitorConfig *ret) {
+        PerfMonitorConfig pc = PERF_MONITOR_CONFIG_DEFAULT;
+
+        pc.window = c->detect_window;
+        pc.detector.min_samples = c->detect_min_samples;
+        pc.detector.threshold = c->detect_threshold;
+        /* the busy margin is never tighter than the idle one */
+        pc.detector.busy_threshold = MAX(pc.detector.busy_threshold, c->detect_threshold);
+        pc.detector.factor = c->detect_p50_factor;
+        pc.detector.p99_factor = c->detect_p99_factor;
+        pc.detector.latency_floor_ns = (double) c->detect_latency_floor_usec * 1000;
+        pc.detector.k_bad = c->detect_bad_runs;
+        pc.detector.m_good = c->detect_good_runs;
+        pc.peers.floor_ms[PEER_SOURCE_PROBE] = (double) c->peer_floor_usec / 1000;
+        pc.peers.floor_ms[PEER_SOURCE_AWAIT] = (double) c->peer_await_floor_usec / 1000;
+        pc.peers.factor = c->peer_factor;
+        pc.rebuild.eta_limit_sec =
+                c->rebuild_eta_limit_usec == 0 || c->rebuild_eta_limit_usec == USEC_INFINITY
+                        ? INFINITY
+                        : (double) c->rebuild_eta_limit_usec / USEC_PER_SEC;
+        pc.rebuild.speed_floor_bytes_per_sec = (double) c->rebuild_speed_floor_bytes;
+        pc.rebuild.sustain_usec = c->rebuild_sustain_usec;
+        pc.rebuild.busy_bytes_per_sec = (double) c->rebuild_foreground_bytes;
+        pc.rebuild.busy_iops = c->rebuild_foreground_iops;
+        *ret = pc;
 }
 
 const Profile *config_get_profile(const Config *c, const char *name) {
@@ -599,6 +736,20 @@ static int validate(ParseCtx *p) {
         if (c->retry_delay_max_usec < c->retry_delay_usec) {
                 ctx_error(p, "[Probe] RetryDelayMax= is shorter than RetryDelay=");
                 return -EINVAL;
+        }
+        if (c->detect_min_samples > c->detect_window) {
+                ctx_error(p, "[Detection] MinSamples=%u exceeds BaselineWindow=%u",
+                          c->detect_min_samples, c->detect_window);
+                return -EINVAL;
+        }
+        {
+                PerfMonitorConfig pc;
+
+                config_perf_monitor_config(c, &pc);
+                if (perf_monitor_config_validate(&pc) < 0) {
+                        ctx_error(p, "[Detection]: invalid combination of values");
+                        return -EINVAL;
+                }
         }
         for (size_t i = 0; i < c->n_profiles; i++) {
                 ProbeParam bad;

@@ -19,7 +19,6 @@
 #include "core/perf-report.h"
 #include "manager/manager-internal.h"
 
-#define PERF_TICK_USEC (30 * USEC_PER_SEC)
 #define PERF_SAVE_USEC (60 * USEC_PER_SEC)
 
 typedef struct Seen {
@@ -178,19 +177,21 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                         log_warning_errno(r, "Failed to read the passive statistics: %m, ignoring");
                 p->in_hook = false;
         }
-        (void) sd_event_source_set_time(s, usec + PERF_TICK_USEC);
+        (void) sd_event_source_set_time(s, usec + p->m->config->detect_stat_interval_usec);
         return 0;
 }
 
 int manager_perf_setup(Manager *m) {
         _cleanup_free_ ManagerPerf *p = calloc(1, sizeof(ManagerPerf));
+        PerfMonitorConfig pc;
         int r;
 
         if (!p)
                 return log_oom();
         p->m = m;
         p->state_fd = -EBADF;
-        r = perf_monitor_new(NULL, on_perf_event, p, &p->pm);
+        config_perf_monitor_config(m->config, &pc);
+        r = perf_monitor_new(&pc, on_perf_event, p, &p->pm);
         if (r < 0)
                 return log_error_errno(r, "Failed to create the performance monitor: %m");
 
@@ -217,8 +218,8 @@ int manager_perf_setup(Manager *m) {
                 if (r == -EPROTONOSUPPORT)
                         p->state_fd = safe_close(p->state_fd);
         }
-        r = sd_event_add_time_relative(m->event, &p->tick, CLOCK_MONOTONIC, PERF_TICK_USEC, 0,
-                                       on_tick, p);
+        r = sd_event_add_time_relative(m->event, &p->tick, CLOCK_MONOTONIC,
+                                       m->config->detect_stat_interval_usec, 0, on_tick, p);
         if (r >= 0)
                 r = manager_add_publish_hook(m, on_publish, p);
         if (r < 0) {
@@ -229,6 +230,23 @@ int manager_perf_setup(Manager *m) {
         }
         m->perf = TAKE_PTR(p);
         return 0;
+}
+
+void manager_perf_apply(Manager *m) {
+        ManagerPerf *p = m->perf;
+        PerfMonitorConfig pc;
+        int r;
+
+        if (!p)
+                return;
+        config_perf_monitor_config(m->config, &pc);
+        r = perf_monitor_set_config(p->pm, &pc);
+        if (r < 0) /* config_load() validated it: not expected */
+                log_warning_errno(r, "Failed to apply the [Detection] settings: %m, ignoring");
+        /* the next tick at the new interval */
+        if (p->tick)
+                (void) sd_event_source_set_time_relative(p->tick,
+                                                         m->config->detect_stat_interval_usec);
 }
 
 void manager_perf_free(Manager *m) {

@@ -384,6 +384,7 @@ void manager_apply_config(Manager *m) {
                 log_warning_errno(r, "Failed to arm the dm-raid poll: %m, ignoring");
         manager_schedule_apply(m);
         manager_cli_apply(m);
+        manager_perf_apply(m);
 }
 
 static int dir_from_env(const char *opt, const char *env, const char *def, char **ret) {

@@ -152,6 +152,10 @@ unsigned baseline_learn(Baseline *b, const BaselineSample *s, double guard, unsi
 /* Remember a run taken during a rebuild (never learned; for the report). */
 void baseline_note_rebuild(Baseline *b, const BaselineSample *s, usec_t now_realtime_usec);
 
+/* Keep `window` values per metric from now on (0: default; clamped to BASELINE_WINDOW_MAX): rings
+ * holding more drop their oldest values; the references stay. */
+void baseline_set_window(Baseline *b, unsigned window);
+
 /* Append one value to a ring (dropping the oldest when n reaches window). */
 void baseline_ring_push(BaselineRing *r, unsigned window, double v);
 

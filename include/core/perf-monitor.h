@@ -86,7 +86,20 @@ int perf_monitor_new(const PerfMonitorConfig *c, PerfEventHandler handler, void 
 PerfMonitor *perf_monitor_free(PerfMonitor *pm);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PerfMonitor *, perf_monitor_free);
 
-/* Replace the baseline set with the one in FILE below state_dir_fd (core/baseline-store).
+/* 0 if c is a configuration perf_monitor_new() accepts, else -EINVAL. */
+int perf_monitor_config_validate(const PerfMonitorConfig *c);
+
+/* Run with a new configuration from now on (the daemon's reload): -EINVAL and nothing changed if
+ * it is invalid. What was learned is kept: baselines, references, verdicts and streaks, peer and
+ * rebuild state. New margins judge the next run; a standing verdict or streak is carried over and
+ * ends by the new K/M. A new window resizes every baseline's rings: a smaller one drops the
+ * oldest values (the newest are kept), a larger one lets the rings grow; a metric's frozen
+ * reference stays (it is set when a ring first fills its window, so a larger window sets it no
+ * earlier). A changed MinSamples takes effect on the next judgement. */
+int perf_monitor_set_config(PerfMonitor *pm, const PerfMonitorConfig *c);
+
+/* Replace the baseline set with the one in FILE below state_dir_fd (core/baseline-store); the
+ * loaded baselines are resized to the configured window (as perf_monitor_set_config() does).
  * Returns 0, or the store's error (the monitor then keeps an empty set). */
 int perf_monitor_load(PerfMonitor *pm, int state_dir_fd, const char *file);
 /* Save the set if it changed since the last save (force: always). Returns 1 saved, 0 nothing

@@ -18,13 +18,18 @@
  *               overridden key by key
  *   [HTTP]      the HTTP endpoint (http/server.h): Enable=, Listen= (ADDR:PORT list), limits,
  *               TLSCertificate=/TLSKey=, User=/PasswordHash= (basic auth, a crypt(5) hash);
- *               read at start (a reload does not move the listening sockets) */
+ *               read at start (a reload does not move the listening sockets)
+ *   [Detection] learned baselines, degradation verdicts, fail-slow members, slow rebuilds
+ *               (core/perf-monitor.h): thresholds and windows; defaults are the analysis
+ *               modules' *_CONFIG_DEFAULT values; a reload applies them to the running monitor
+ *               without losing what the baselines learned (config_perf_monitor_config()) */
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "basic/macro.h"
 #include "basic/time-util.h"
+#include "core/perf-monitor.h"
 #include "model/volume.h"
 #include "probe/probe.h"
 
@@ -82,9 +87,31 @@ typedef struct Config {
         char *http_user;                  /* User=: basic auth user */
         char *http_password_hash;         /* PasswordHash=: crypt(5) hash ($y$, $2b$, $6$, ...) */
 
+        /* [Detection] (the units of the file; config_perf_monitor_config() converts) */
+        unsigned detect_window;             /* BaselineWindow=: healthy runs kept per metric */
+        unsigned detect_min_samples;        /* MinSamples=: runs before a metric is judged */
+        double detect_threshold;            /* ThroughputThreshold=: fraction, 0.5 = 50% */
+        double detect_p50_factor;           /* LatencyFactor=: p50 x baseline */
+        double detect_p99_factor;           /* P99LatencyFactor= */
+        usec_t detect_latency_floor_usec;   /* LatencyFloor=: and baseline + this */
+        unsigned detect_bad_runs;           /* BadRuns=: K */
+        unsigned detect_good_runs;          /* GoodRuns=: M */
+        usec_t peer_floor_usec;             /* MemberLatencyFloor=: probe latency floor */
+        usec_t peer_await_floor_usec;       /* MemberAwaitFloor=: passive await floor */
+        double peer_factor;                 /* MemberFactor=: x the peers' median */
+        usec_t rebuild_eta_limit_usec;      /* RebuildMaxETA=: 0 or infinity = no limit */
+        uint64_t rebuild_speed_floor_bytes; /* RebuildSpeedFloor=: bytes per second */
+        usec_t rebuild_sustain_usec;        /* RebuildSustain= */
+        uint64_t rebuild_foreground_bytes;  /* RebuildForegroundIO=: bytes per second */
+        unsigned rebuild_foreground_iops;   /* RebuildForegroundIOPS= */
+        usec_t detect_stat_interval_usec;   /* StatisticsInterval=: passive tick */
+
         Profile profiles[CONFIG_PROFILES_MAX];
         size_t n_profiles;
 } Config;
+
+/* The passive statistics tick by default (StatisticsInterval=). */
+#define CONFIG_STAT_INTERVAL_DEFAULT (30 * USEC_PER_SEC)
 
 /* Defaults (no file at all). Returns 0 or -ENOMEM. */
 int config_new_default(Config **ret);
@@ -98,6 +125,11 @@ int config_load(const char *path, bool must_exist, Config **ret, char **ret_erro
 /* Parse one INI text (for tests and the fuzz target) over `c`, reporting `name` in errors.
  * Returns 0 or -EINVAL with *ret_error as above. */
 int config_parse_string(Config *c, const char *name, const char *text, char **ret_error);
+
+/* The [Detection] keys as the performance monitor's configuration (the rest of it, e.g. the
+ * noise and busy margins, stays at PERF_MONITOR_CONFIG_DEFAULT). The defaults of a Config give
+ * exactly PERF_MONITOR_CONFIG_DEFAULT; a loaded Config always gives a valid one. */
+void config_perf_monitor_config(const Config *c, PerfMonitorConfig *ret);
 
 /* The profile named `name`, NULL if none. */
 const Profile *config_get_profile(const Config *c, const char *name) _pure_;

@@ -47,6 +47,9 @@ void manager_http_free(Manager *m);
  * fed from the publish hook; the baselines persist in the state directory. */
 int manager_perf_setup(Manager *m);
 void manager_perf_free(Manager *m); /* saves the baselines */
+/* Apply the [Detection] settings of m->config to the running monitor (reload); learned state is
+ * kept (perf_monitor_set_config()). */
+void manager_perf_apply(Manager *m);
 /* The daemon's performance monitor (for the report snapshot: perf_report_baseline(),
  * perf_report_extension()); NULL before setup. */
 const PerfMonitor *manager_perf_monitor(const Manager *m);

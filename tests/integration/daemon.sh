@@ -162,7 +162,15 @@ for _ in $(seq 100); do
         control '{"command":"status"}' | grep -q '"running":false' && break
         sleep 0.1
 done
+printf '[Daemon]\nLogLevel=debug\n[Detection]\nThroughputThreshold=40%%\nRebuildSustain=forever\n' >"$conf"
+kill -HUP "$DPID"
+jwait 10 MESSAGE_ID=$ID_REJECTED \
+        "STORPULSE_CONFIG_ERROR=$conf:5: invalid time span 'forever' (use e.g. 30s, 500ms, 5min)" \
+        >/dev/null
+tap_ok $? "a bad [Detection] value is rejected with FILE:LINE"
 write_good_conf
+# the thresholds of the running monitor change on reload (perf_monitor_set_config)
+printf '[Detection]\nThroughputThreshold=40%%\nBaselineWindow=16\nStatisticsInterval=5s\n' >>"$conf"
 control '{"command":"reload"}' >"$SCRATCH/reload2"
 check "control reload with a good file: ok true" grep -q '"ok":true' "$SCRATCH/reload2"
 jwait 10 MESSAGE_ID=$ID_RELOADED >/dev/null

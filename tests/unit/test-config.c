@@ -2,6 +2,7 @@
 /* manager/config: the key table, units, ranges, profiles, volume selection and the
  * "FILE:LINE: message" errors (each expectation written by hand from the input text). */
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,8 +241,118 @@ static void test_http(void) {
         free(error);
 }
 
+static void test_detection(void) {
+        _cleanup_(config_freep) Config *c = NULL;
+        PerfMonitorConfig pc, d = PERF_MONITOR_CONFIG_DEFAULT;
+        char *error = NULL;
+        const char *text = "[Detection]\n"
+                           "BaselineWindow=16\n"
+                           "MinSamples=4\n"
+                           "ThroughputThreshold=30%\n"
+                           "LatencyFactor=2.5\n"
+                           "P99LatencyFactor=4\n"
+                           "LatencyFloor=500us\n"
+                           "BadRuns=3\n"
+                           "GoodRuns=5\n"
+                           "MemberLatencyFloor=8ms\n"
+                           "MemberAwaitFloor=50ms\n"
+                           "MemberFactor=4\n"
+                           "RebuildMaxETA=1h\n"
+                           "RebuildSpeedFloor=50M\n"
+                           "RebuildSustain=20s\n"
+                           "RebuildForegroundIO=4M\n"
+                           "RebuildForegroundIOPS=100\n"
+                           "StatisticsInterval=2s\n";
+
+        ok(config_new_default(&c) >= 0, "defaults");
+        config_perf_monitor_config(c, &pc);
+        is_int(pc.window, d.window, "default window");
+        is_int(pc.detector.min_samples, d.detector.min_samples, "default MinSamples");
+        ok(pc.detector.threshold == d.detector.threshold &&
+                   pc.detector.busy_threshold == d.detector.busy_threshold &&
+                   pc.detector.factor == d.detector.factor &&
+                   pc.detector.p99_factor == d.detector.p99_factor &&
+                   pc.detector.latency_floor_ns == d.detector.latency_floor_ns &&
+                   pc.detector.k_bad == d.detector.k_bad && pc.detector.m_good == d.detector.m_good,
+           "default detector margins are DETECTOR_CONFIG_DEFAULT");
+        ok(pc.peers.floor_ms[PEER_SOURCE_PROBE] == d.peers.floor_ms[PEER_SOURCE_PROBE] &&
+                   pc.peers.floor_ms[PEER_SOURCE_AWAIT] == d.peers.floor_ms[PEER_SOURCE_AWAIT] &&
+                   pc.peers.factor == d.peers.factor,
+           "default peer rule is PEER_CONFIG_DEFAULT");
+        ok(pc.rebuild.eta_limit_sec == d.rebuild.eta_limit_sec &&
+                   pc.rebuild.speed_floor_bytes_per_sec == d.rebuild.speed_floor_bytes_per_sec &&
+                   pc.rebuild.sustain_usec == d.rebuild.sustain_usec &&
+                   pc.rebuild.busy_bytes_per_sec == d.rebuild.busy_bytes_per_sec &&
+                   pc.rebuild.busy_iops == d.rebuild.busy_iops,
+           "default rebuild limits are REBUILD_SLOW_CONFIG_DEFAULT");
+        is_u64(c->detect_stat_interval_usec, 30 * USEC_PER_SEC, "statistics every 30s");
+
+        is_int(config_parse_string(c, "det.conf", text, &error), 0, "[Detection] parses");
+        if (error)
+                tap_diag("%s", error);
+        free(error);
+        config_perf_monitor_config(c, &pc);
+        ok(perf_monitor_config_validate(&pc) == 0, "converts to a valid monitor config");
+        is_int(pc.window, 16, "BaselineWindow");
+        is_int(pc.detector.min_samples, 4, "MinSamples");
+        ok(pc.detector.threshold == 0.3, "ThroughputThreshold=30%%");
+        ok(pc.detector.busy_threshold == 0.7, "busy margin kept");
+        ok(pc.detector.factor == 2.5 && pc.detector.p99_factor == 4, "latency factors");
+        ok(pc.detector.latency_floor_ns == 500e3, "LatencyFloor=500us");
+        ok(pc.detector.k_bad == 3 && pc.detector.m_good == 5, "BadRuns, GoodRuns");
+        ok(pc.peers.floor_ms[PEER_SOURCE_PROBE] == 8 && pc.peers.floor_ms[PEER_SOURCE_AWAIT] == 50,
+           "member floors");
+        ok(pc.peers.factor == 4, "MemberFactor");
+        ok(pc.rebuild.eta_limit_sec == 3600, "RebuildMaxETA=1h");
+        ok(pc.rebuild.speed_floor_bytes_per_sec == 50.0 * 1024 * 1024, "RebuildSpeedFloor=50M");
+        is_u64(pc.rebuild.sustain_usec, 20 * USEC_PER_SEC, "RebuildSustain=20s");
+        ok(pc.rebuild.busy_bytes_per_sec == 4.0 * 1024 * 1024 && pc.rebuild.busy_iops == 100,
+           "foreground I/O limits");
+        is_u64(c->detect_stat_interval_usec, 2 * USEC_PER_SEC, "StatisticsInterval=2s");
+
+        is_int(config_parse_string(c, "det.conf", "[Detection]\nThroughputThreshold=85\n", NULL), 0,
+               "a bare number is percent");
+        config_perf_monitor_config(c, &pc);
+        ok(pc.detector.threshold == 0.85 && pc.detector.busy_threshold == 0.85,
+           "busy margin never tighter than the idle one");
+        is_int(config_parse_string(c, "det.conf", "[Detection]\nRebuildMaxETA=0\n", NULL), 0,
+               "RebuildMaxETA=0");
+        config_perf_monitor_config(c, &pc);
+        ok(isinf(pc.rebuild.eta_limit_sec) && perf_monitor_config_validate(&pc) == 0,
+           "RebuildMaxETA=0: no ETA limit");
+
+        check_error("[Detection]\nThroughputThreshold=99%\n",
+                    "test.conf:2: percentage '99%' out of range (5%..95%)");
+        check_error("[Detection]\nThroughputThreshold=half\n",
+                    "test.conf:2: invalid percentage 'half' (use e.g. 50%)");
+        check_error("[Detection]\nLatencyFactor=1\n",
+                    "test.conf:2: factor 1 out of range (1.10..1000.00)");
+        check_error("[Detection]\n\nP99LatencyFactor=x3\n",
+                    "test.conf:3: invalid factor 'x3' (use e.g. 3 or 2.5)");
+        check_error("[Detection]\nLatencyFloor=2parsecs\n",
+                    "test.conf:2: invalid time span '2parsecs' (use e.g. 30s, 500ms, 5min)");
+        check_error("[Detection]\nLatencyFloor=infinity\n",
+                    "test.conf:2: invalid time span 'infinity' (use e.g. 30s, 500ms, 5min)");
+        check_error("[Detection]\nMemberLatencyFloor=2min\n",
+                    "test.conf:2: time span '2min' out of range (0s..60s)");
+        check_error("[Detection]\nBadRuns=0\n", "test.conf:2: number 0 out of range (1..100)");
+        check_error("[Detection]\nBaselineWindow=65\n",
+                    "test.conf:2: number 65 out of range (2..64)");
+        check_error("[Detection]\nRebuildSpeedFloor=10Q\n",
+                    "test.conf:2: invalid size '10Q' (use e.g. 4096, 64K, 64M, 1G)");
+        check_error("[Detection]\nRebuildSustain=1w\n",
+                    "test.conf:2: invalid time span '1w' (use e.g. 30s, 500ms, 5min)");
+        check_error("[Detection]\nStatisticsInterval=100ms\n",
+                    "test.conf:2: time span '100ms' out of range (0.5s..3.6e+03s)");
+        check_error("[Detection]\nMinSamples=20\nBaselineWindow=10\n",
+                    "test.conf:0: [Detection] MinSamples=20 exceeds BaselineWindow=10");
+        check_error("[Detection]\nDetect=yes\n",
+                    "test.conf:2: unknown key 'Detect' in section [Detection]");
+}
+
 int main(void) {
         test_good();
+        test_detection();
         test_http();
         test_bad();
         test_long_line();

@@ -307,6 +307,66 @@ static void test_metrics(void) {
         is_int(system(cmd), 0, "promtool check metrics is clean");
 }
 
+/* A reload's new margins judge the next run, and nothing learned is lost: a disk at 60% of its
+ * baseline throughput is fine by the default 50% threshold, degraded in K runs by a 30% one; a
+ * smaller window keeps the newest values and the reference. */
+static void feed_disk(PerfMonitor *pm, Inventory *inv, double ratio, unsigned i) {
+        BaselineSample s;
+        double j = 1 + 0.01 * (double) (i % 3);
+
+        perf_sample_from_probe(150e6 * ratio * j, 1000 * j, 1e6 / j, 3e6 / j, 6e6, 2000, &s);
+        ok(perf_monitor_feed_probe(pm, inventory_get(inv, "vdc"), &s, false, 0, "quick") == 0,
+           "feed vdc");
+        (void) perf_monitor_end_round(pm, inv, (usec_t) i * 60 * USEC_PER_SEC,
+                                      1764750000000000 + (usec_t) i * 60 * USEC_PER_SEC);
+}
+
+static void test_set_config(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        PerfMonitorConfig c = PERF_MONITOR_CONFIG_DEFAULT;
+        const Baseline *b;
+        uint64_t learned, generation;
+        double reference;
+        Log log = {};
+        unsigned i;
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        for (i = 0; i < 40; i++)
+                feed_disk(pm, inv, 1.0, i);
+        b = find(pm, inv, "vdc", "quick");
+        ok(b && b->ring[BASELINE_SEQ_BYTES_PER_SEC].n == 32, "vdc learned a full window");
+        if (!b)
+                return;
+        for (unsigned k = 0; k < 4; k++)
+                feed_disk(pm, inv, 0.6, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 0, "60%% of baseline: no verdict at threshold 50%%");
+        b = find(pm, inv, "vdc", "quick");
+        learned = b->learned_runs;
+        generation = b->generation;
+        reference = b->reference[BASELINE_SEQ_BYTES_PER_SEC];
+
+        c.detector.threshold = 0.3;
+        c.window = 16;
+        ok(perf_monitor_set_config(pm, &c) == 0, "new config applied");
+        c.detector.threshold = 1.5;
+        is_int(perf_monitor_set_config(pm, &c), -EINVAL, "an invalid config is refused");
+        is_int(perf_monitor_get_config(pm)->detector.threshold * 10, 3, "and the old one kept");
+        b = find(pm, inv, "vdc", "quick");
+        ok(b && b->learned_runs == learned && b->generation == generation,
+           "the baseline survives the new config");
+        ok(b && b->window == 16 && b->ring[BASELINE_SEQ_BYTES_PER_SEC].n == 16,
+           "the smaller window keeps the newest 16 values");
+        ok(b && b->reference[BASELINE_SEQ_BYTES_PER_SEC] == reference, "the reference stays");
+
+        feed_disk(pm, inv, 0.6, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 0, "one run below 70%%: not yet");
+        feed_disk(pm, inv, 0.6, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 1, "two runs below 70%%: degraded by the new threshold");
+        ok(strstr(log.last_message, "vdc: performance degraded") == log.last_message, "%s",
+           log.last_message);
+}
+
 int main(void) {
         char cmd[600];
 
@@ -317,6 +377,7 @@ int main(void) {
         test_identity_member_replaced();
         test_persist_and_report();
         test_metrics();
+        test_set_config();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         (void) system(cmd);
         return tap_done();
