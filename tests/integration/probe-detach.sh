@@ -9,10 +9,7 @@
 require_root_and_loop
 make_scratch
 
-img=$SCRATCH/disk.img
-make_random_file "$img" 64
-dev=$(attach_loop "$img")
-tap_ok $? "loop device $dev"
+random_loop 64
 
 "$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 4 --timeout 30 "$dev" \
         >"$SCRATCH/out" 2>"$SCRATCH/err" &

@@ -9,10 +9,7 @@
 require_root_and_loop
 make_scratch
 
-img=$SCRATCH/disk.img
-make_random_file "$img" 64
-dev=$(attach_loop "$img")
-tap_ok $? "loop device $dev"
+random_loop 64
 
 "$CTL" probe --no-progress --seq-bytes 0 --rand-seconds 5 --timeout 60 "$dev" \
         >/dev/null 2>"$SCRATCH/err" 7</dev/null 8>"$SCRATCH/fd8" &

@@ -7,10 +7,7 @@
 require_root_and_loop
 make_scratch
 
-img=$SCRATCH/disk.img
-make_random_file "$img" 128
-dev=$(attach_loop "$img")
-tap_ok $? "loop device $dev over 128 MiB of random data"
+random_loop 128 "over 128 MiB of random data"
 
 out=$SCRATCH/out.json
 bounded 120 "$CTL" probe --json --no-progress --seq-bytes 32M --rand-seconds 1 "$dev" "$img" \

@@ -87,6 +87,15 @@ attach_loop() {
         echo "$dev"
 }
 
+# random_loop SIZE_MIB [WHAT]: a loop device over SIZE_MIB of random data in the scratch dir
+# ($img the file, $dev the device), as one check "loop device $dev WHAT".
+random_loop() {
+        img=$SCRATCH/disk.img
+        make_random_file "$img" "$1"
+        dev=$(attach_loop "$img")
+        tap_ok $? "loop device $dev${2:+ $2}"
+}
+
 # json_get FILE EXPR: evaluates a python expression over the first JSON object in FILE as `j`
 json_get() {
         python3 -c 'import json,sys; j=json.loads(open(sys.argv[1]).readline()); print(eval(sys.argv[2]))' "$1" "$2"

@@ -8,10 +8,7 @@
 require_root_and_loop
 make_scratch
 
-img=$SCRATCH/disk.img
-make_random_file "$img" 64
-dev=$(attach_loop "$img")
-tap_ok $? "loop device $dev (read-write)"
+random_loop 64 "(read-write)"
 check "$dev is writable (ro=0), so the proof means something" test "$(blockdev --getro "$dev")" = 0
 before=$(sha256sum <"$img")
 name=$(basename "$dev")

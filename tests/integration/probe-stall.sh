@@ -10,10 +10,7 @@
 require_root_and_loop
 make_scratch
 
-img=$SCRATCH/disk.img
-make_random_file "$img" 64
-dev=$(attach_loop "$img")
-tap_ok $? "loop device $dev"
+random_loop 64
 
 # (0) Random runs that cannot fit in --timeout are a usage error, never a "stalled" disk.
 bounded 60 "$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 30 --timeout 1 "$dev" \

@@ -8,10 +8,7 @@
 require_root_and_loop
 make_scratch
 
-img=$SCRATCH/disk.img
-make_random_file "$img" 128
-dev=$(attach_loop "$img")
-tap_ok $? "loop device $dev"
+random_loop 128
 
 bounded 90 "$CTL" probe --json --no-progress --seq-bytes 0 --rand-seconds 5 --timeout 60 "$dev" \
         >"$SCRATCH/out" 2>"$SCRATCH/err" &
