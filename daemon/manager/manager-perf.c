@@ -177,7 +177,9 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                         log_warning_errno(r, "Failed to read the passive statistics: %m, ignoring");
                 p->in_hook = false;
         }
+        /* a time source is ONESHOT: moving its time does not enable it again */
         (void) sd_event_source_set_time(s, usec + p->m->config->detect_stat_interval_usec);
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
 }
 
@@ -244,9 +246,11 @@ void manager_perf_apply(Manager *m) {
         if (r < 0) /* config_load() validated it: not expected */
                 log_warning_errno(r, "Failed to apply the [Detection] settings: %m, ignoring");
         /* the next tick at the new interval */
-        if (p->tick)
+        if (p->tick) {
                 (void) sd_event_source_set_time_relative(p->tick,
                                                          m->config->detect_stat_interval_usec);
+                (void) sd_event_source_set_enabled(p->tick, SD_EVENT_ONESHOT);
+        }
 }
 
 void manager_perf_free(Manager *m) {
