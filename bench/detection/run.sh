@@ -5,21 +5,24 @@
 # (one `storpulsectl probe --profile bench` per round, no waiting for a schedule). A healthy
 # phase of HEALTHY rounds (default 100) counts false alarms; then one member gets +20 ms per read
 # and the rounds until `member-slow` and until a performance verdict on that layer are counted;
-# then the delay is removed and the member must be normal again.
-#   bench/detection/run.sh BUILDDIR [HEALTHY]
-# Prints the figures (from the guest's perf-figures) and exits with the scenario's status.
-# Faults of issue 11 not automated here yet: a volume throttled to 30%, a rebuild throttled below
-# the floor, a failed member (see bench/detection/README.md).
+# then the delay is removed and the member must be normal again. In the same boot perf-faults
+# (BENCH_FAULTS_HEALTHY healthy rounds, default 20) throttles md0 to 30% of its learned
+# throughput (cgroup v2 io.max), fails a member, and rebuilds it under a low sync_speed_max.
+#   bench/detection/run.sh BUILDDIR [HEALTHY [FAULTS_HEALTHY]]
+# Prints the figures (from the guests' perf-figures) and exits non-zero if a scenario failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=$(cd "${1:?usage: run.sh BUILDDIR [HEALTHY]}" && pwd)
 healthy=${2:-100}
+faults_healthy=${3:-20}
 logdir=$build/meson-logs/bench-detection
 mkdir -p "$logdir"
 rc=0
 "$src/tests/vm/vm-test" --name detection --logdir "$logdir" --ctl "$build/daemon/storpulsectl" \
-        --timeout $((600 + healthy * 12)) --disks 3 --disk-size 64M \
-        --env "BENCH_HEALTHY=$healthy" -- perf-fail-slow || rc=$?
-grep -E "healthy rounds|member \+20 ms|normal again" "$logdir/vm-detection/test.log" || true
+        --timeout $((900 + (healthy + faults_healthy) * 12)) --disks 3 --disk-size 64M \
+        --env "BENCH_HEALTHY=$healthy" --env "BENCH_FAULTS_HEALTHY=$faults_healthy" \
+        -- perf-fail-slow perf-faults || rc=$?
+grep -E "healthy rounds|member \+20 ms|normal again|throttled|member failed|scenario perf" \
+        "$logdir/vm-detection/test.log" || true
 exit $rc
