@@ -153,8 +153,11 @@ static bool member_state_failed(const char *s) {
 }
 
 /* The STATE column: the volume's own health, but "faulty" for a member its array failed (the
- * disk itself may still answer, which is not what matters to the array). */
+ * disk itself may still answer, which is not what matters to the array), and "replaced" for the
+ * old disk of a finished mdadm --replace (md marks it faulty on purpose; it no longer serves). */
 static const char *state_cell(const Volume *v, const char *mstate) {
+        if (mstate && strcmp(mstate, "replaced") == 0)
+                return "replaced";
         if (member_state_failed(mstate))
                 return "faulty";
         return volume_health_to_string(v->health);
@@ -282,6 +285,10 @@ static void add_volume(Table *t, const Inventory *inv, const Volume *v, const Vo
                         volume_label(v, label, sizeof(label)));
         add_volume_row(t, v, name_col, mstate);
 
+        /* why the array/LV is judged as it is (the JSON's verdict_reason) */
+        if (v->verdict != RAID_VERDICT_UNKNOWN && v->verdict_reason && *v->verdict_reason)
+                add_text(t, child_prefix, "  %s: %s",
+                         raid_verdict_to_string(v->verdict) ?: "verdict", v->verdict_reason);
         if (volume_is_array(v)) {
                 add_sync_line(t, child_prefix, v);
                 if (v->sync.has_mismatch_count && v->sync.mismatch_count > 0)
