@@ -22,7 +22,8 @@ md_dump md0
 now=$(($(cat /sys/block/md0/size) * 512))
 log "kernel: size $now bytes during the reshape (before $old), raid_disks $(md_attr md0 raid_disks)"
 sync_check grow-running "reshape: progress against the kernel's" md0
-check grow-geometry "reshape: current size, new geometry beside it" "
+# the snapshot sync_check took, the reshape running through it (mdstat before and after)
+checkfile "$SCRATCH/grow-running.json" "reshape: current size, new geometry beside it" "
 v = vol('md0')
 eq(v['sync_action'], 'reshape', 'sync_action')
 eq(v['size_bytes'], $now, 'size_bytes = the kernel size now')
