@@ -72,6 +72,22 @@ static int md_end_hint(const RebuildTracker *t, const MdArray *a, uint64_t sync_
         return -1;
 }
 
+/* True unless every member is known and none is in a slot without being in sync. */
+static bool md_has_recovery_target(const MdArray *a) {
+        if (a->n_members == 0)
+                return true; /* members not read: no evidence either way */
+        for (size_t i = 0; i < a->n_members; i++) {
+                const MdMember *mb = &a->members[i];
+
+                if (mb->state == 0 || (mb->state & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_UNKNOWN)) ||
+                    mb->slot == MD_SLOT_UNKNOWN)
+                        return true;
+                if ((mb->state & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_SPARE)) && mb->slot >= 0)
+                        return true;
+        }
+        return false;
+}
+
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
                                  uint64_t sync_min_sectors, RebuildObservation *ret) {
         RebuildObservation o;
@@ -113,6 +129,14 @@ void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, cons
         /* the tail of a replace: md swapped the members before sync_action went idle */
         if (o.operation == REBUILD_OP_RECOVERY && (replacing || replaced))
                 o.operation = REBUILD_OP_REPLACE;
+        /* "recover" with no member to recover is md_check_recovery() looking for work (right
+         * after a member failed, and once more after every recovery): it finds none and goes
+         * idle. A recovery always has its target in a slot and not in_sync ("spare", slot >= 0;
+         * remove_and_add_spares() gives it the slot before the sync thread starts). A running
+         * recovery whose target just failed stays a recovery: its end is judged as usual. */
+        if (o.operation == REBUILD_OP_RECOVERY && (!t || t->phase != REBUILD_PHASE_RUNNING) &&
+            !md_has_recovery_target(a))
+                o.operation = REBUILD_OP_IDLE;
         if (t && t->phase == REBUILD_PHASE_RUNNING && o.operation != t->op)
                 o.completed = md_end_hint(t, a, sync_min_sectors);
         *ret = o;

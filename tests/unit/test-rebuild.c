@@ -971,6 +971,46 @@ static void test_md_replace_kernel_tail(void) {
                 "recovery tail: finished");
 }
 
+/* mdadm --fail on a RAID1 of two, as 6.1 shows it (bench/event-latency's trace): md_error()
+ * makes md_check_recovery() look for work, and sync_action reads "recover" for a moment with
+ * no member to recover (vda in_sync, vdb faulty, no spare in a slot), then "idle". That is no
+ * recovery: no started/interrupted pair. The real one after mdadm --add (vdb back as a spare in
+ * slot 1) starts at once, as "started", not "resumed". */
+static void test_md_fail_blip(void) {
+        RebuildTracker t;
+        MdArray a = md_idle();
+        MdMember members[2] = {
+                { .name = (char *) "vda",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC),
+                  .slot = 0 },
+                { .name = (char *) "vdb",
+                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC),
+                  .slot = 1 },
+        };
+
+        rebuild_tracker_init(&t);
+        a.members = members;
+        a.n_members = 2;
+        feed_md(&t, 0, &a, NULL, 0, "", "fail blip: clean idle");
+        members[1].state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY);
+        a.degraded = 1;
+        a.sync_action = MD_SYNC_ACTION_RECOVER;
+        a.sync_completed = (MdSyncCompleted){ MD_SYNC_COMPLETED_NONE, 0, 0 };
+        feed_md(&t, 1, &a, NULL, 0, "", "fail blip: recover with nothing to recover, no event");
+        a.sync_action = MD_SYNC_ACTION_IDLE;
+        members[1].slot = MD_SLOT_NONE;
+        feed_md(&t, 1.01, &a, NULL, 0, "", "fail blip: idle again, no interrupted");
+        /* mdadm --remove, --add: vdb a spare, given slot 1, recovery running */
+        members[1].state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_SPARE);
+        members[1].slot = 1;
+        a.sync_action = MD_SYNC_ACTION_RECOVER;
+        a.sync_completed = (MdSyncCompleted){ MD_SYNC_COMPLETED_PROGRESS, 0, 129024 };
+        a.sync_speed_kib_per_sec = MD_UNSET;
+        feed_md(&t, 5, &a, NULL, 0, "started:recovery:warning",
+                "fail blip: the real recovery after --add starts at once");
+        is_int(t.phase, REBUILD_PHASE_RUNNING, "fail blip: running");
+}
+
 int main(void) {
         for (size_t i = 0; i < ELEMENTSOF(scenarios); i++)
                 run_scenario(&scenarios[i]);
@@ -984,6 +1024,7 @@ int main(void) {
         test_md_sequences();
         test_md_replace();
         test_md_replace_kernel_tail();
+        test_md_fail_blip();
         test_dm();
         return tap_done();
 }
