@@ -11,25 +11,9 @@
 # to $SCRATCH/perf-figures.
 # shellcheck disable=SC2016
 source ../lib.sh
-require_verb report
-DAEMON=$(dirname "$STORPULSECTL")/storpulsed
-[[ -x $DAEMON ]] || fail "no storpulsed beside $STORPULSECTL"
+source ./perf-common.sh
 HEALTHY=${BENCH_HEALTHY:-12}
-modprobe -a dm_delay md_mod raid1
-dm=()
-for i in 1 2 3; do
-        a=$(disk $i)
-        sz=$(blockdev --getsz /dev/$a)
-        run dmsetup create m$i --table "0 $sz delay /dev/$a 0 0"
-done
-udevadm settle --timeout=30
-for i in 1 2 3; do
-        dm+=("$(basename "$(readlink -f /dev/mapper/m$i)")")
-done
-run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=3 \
-        /dev/mapper/m1 /dev/mapper/m2 /dev/mapper/m3 </dev/null
-udevadm settle --timeout=30
-mkdir -p "$SCRATCH/run" "$SCRATCH/state"
+perf_raid1_of_delays
 ip link set lo up # the script-mode guest brings up no network; /metrics is on loopback
 cat >"$SCRATCH/sp.conf" <<CONF
 [Schedule]
@@ -43,13 +27,7 @@ RandomDuration=0.3s
 RandomDeepQueueDepth=0
 Timeout=30s
 CONF
-"$DAEMON" -c "$SCRATCH/sp.conf" --listen 127.0.0.1:19977 --runtime-dir "$SCRATCH/run" \
-        --state-dir "$SCRATCH/state" \
-        >"$SCRATCH/daemon.log" 2>&1 &
-dpid=$!
-export STORPULSE_SOCKET=$SCRATCH/run/control
-wait_until 60 "control socket" test -S "$STORPULSE_SOCKET"
-events() { grep -c "\[$1\]" "$SCRATCH/daemon.log" || true; }
+perf_start_daemon --listen 127.0.0.1:19977
 # performance verdicts on the slow member's layer (the member, or an array naming it)
 verdicts() {
         grep "\[performance-degraded\]" "$SCRATCH/daemon.log" |

@@ -22,25 +22,9 @@
 # Figures go to $SCRATCH/perf-figures.
 # shellcheck disable=SC2016
 source ../lib.sh
-require_verb report
-DAEMON=$(dirname "$STORPULSECTL")/storpulsed
-[[ -x $DAEMON ]] || fail "no storpulsed beside $STORPULSECTL"
+source ./perf-common.sh
 HEALTHY=${BENCH_FAULTS_HEALTHY:-6}
-modprobe -a dm_delay md_mod raid1
-dm=()
-for i in 1 2 3; do
-        a=$(disk $i)
-        sz=$(blockdev --getsz /dev/$a)
-        run dmsetup create m$i --table "0 $sz delay /dev/$a 0 0"
-done
-udevadm settle --timeout=30
-for i in 1 2 3; do
-        dm+=("$(basename "$(readlink -f /dev/mapper/m$i)")")
-done
-run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=3 \
-        /dev/mapper/m1 /dev/mapper/m2 /dev/mapper/m3 </dev/null
-udevadm settle --timeout=30
-mkdir -p "$SCRATCH/run" "$SCRATCH/state"
+perf_raid1_of_delays
 cat >"$SCRATCH/sp.conf" <<CONF
 [Schedule]
 Builtin=no
@@ -60,14 +44,9 @@ RebuildSustain=5s
 RebuildMaxETA=20s
 LatencyFloor=500us
 CONF
-"$DAEMON" -c "$SCRATCH/sp.conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
-        >"$SCRATCH/daemon.log" 2>&1 &
-dpid=$!
+perf_start_daemon
 # on any exit: what the daemon said (the guest keeps no scratch files)
 trap 'echo "--- daemon log (last 60 lines)"; tail -n 60 "$SCRATCH/daemon.log"' EXIT
-export STORPULSE_SOCKET=$SCRATCH/run/control
-wait_until 60 "control socket" test -S "$STORPULSE_SOCKET"
-events() { grep -c "\[$1\]" "$SCRATCH/daemon.log" || true; }
 round() {
         timeout 120 "$STORPULSECTL" probe --profile bench md0 >>"$SCRATCH/rounds.log" 2>&1 ||
                 echo "round: probe exit $?"
