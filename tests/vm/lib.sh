@@ -85,6 +85,17 @@ md_wait_idle() { # md_wait_idle md0 [timeout]
         wait_until "${2:-120}" "$1 sync_action idle" md_is "$1" sync_action idle
 }
 
+md_raid1_missing_b() { # md0: a RAID1 of disks 1 and 2 ($a, $b), b failed, removed, wiped: --add ready
+        a=$(disk 1) b=$(disk 2)
+        modprobe -a md_mod raid1
+        run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=2 \
+                /dev/$a /dev/$b </dev/null
+        udevadm settle --timeout=30
+        run mdadm /dev/md0 --fail /dev/$b
+        run mdadm /dev/md0 --remove /dev/$b
+        run mdadm --zero-superblock /dev/$b
+}
+
 md_dump() {
         echo "--- /proc/mdstat"
         cat /proc/mdstat

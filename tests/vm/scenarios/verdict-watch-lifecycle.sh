@@ -8,14 +8,7 @@ source ../lib.sh
 source ./verdict-common.sh
 require_verb volumes
 require_verb watch
-a=$(disk 1) b=$(disk 2)
-modprobe -a md_mod raid1
-run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=2 \
-        /dev/$a /dev/$b </dev/null
-udevadm settle --timeout=30
-run mdadm /dev/md0 --fail /dev/$b
-run mdadm /dev/md0 --remove /dev/$b
-run mdadm --zero-superblock /dev/$b
+md_raid1_missing_b
 echo 4000 >/sys/block/md0/md/sync_speed_max
 "$STORPULSECTL" watch --json --interval 3600 md0 >"$SCRATCH/life.json" 2>"$SCRATCH/life.err" &
 wpid=$!

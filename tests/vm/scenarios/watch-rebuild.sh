@@ -5,14 +5,7 @@
 # shellcheck disable=SC2016
 source ../lib.sh
 require_verb watch
-a=$(disk 1) b=$(disk 2)
-modprobe -a md_mod raid1
-run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=2 \
-        /dev/$a /dev/$b </dev/null
-udevadm settle --timeout=30
-run mdadm /dev/md0 --fail /dev/$b
-run mdadm /dev/md0 --remove /dev/$b
-run mdadm --zero-superblock /dev/$b
+md_raid1_missing_b
 echo 2000 >/sys/block/md0/md/sync_speed_max
 timeout 120 "$STORPULSECTL" watch --verbose --json --interval 3600 --count 1 >"$SCRATCH/watch.json" \
         2>"$SCRATCH/watch.err" &
