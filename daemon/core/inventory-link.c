@@ -15,6 +15,7 @@
 #include "basic/sysfs.h"
 #include "core/inventory-internal.h"
 #include "model/dm.h"
+#include "model/md.h"
 
 /* Append the visible devices below `name` to *l: hidden sub-LVs are looked through. */
 static int add_lower(const Inventory *inv, char ***l, const char *name, unsigned depth) {
@@ -290,6 +291,29 @@ out_free:
         return r;
 }
 
+/* An IMSM/DDF container's member arrays: every md array whose metadata_version names it. */
+static int link_container_arrays(Inventory *inv, Volume *v, unsigned *what) {
+        _cleanup_strv_free_ char **arrays = NULL;
+        char name[64];
+
+        if (v->md && md_array_is_container(v->md)) {
+                arrays = calloc(1, sizeof(char *));
+                if (!arrays)
+                        return -ENOMEM;
+                for (size_t i = 0; i < inv->n_volumes; i++) {
+                        const Volume *w = inv->volumes[i];
+                        if (w != v && w->md && md_array_container_name(w->md, name, sizeof(name)) &&
+                            strcmp(name, v->name) == 0 && strv_extend_unique(&arrays, w->name) < 0)
+                                return -ENOMEM;
+                }
+        }
+        if (!inventory_strv_equal(arrays, v->container_arrays))
+                *what |= INVENTORY_CHANGE_LINKS;
+        strv_free(v->container_arrays);
+        v->container_arrays = TAKE_PTR(arrays);
+        return 0;
+}
+
 int inventory_link(Inventory *inv) {
         _cleanup_free_ unsigned *what = NULL;
         int r;
@@ -309,6 +333,9 @@ int inventory_link(Inventory *inv) {
         }
         for (size_t i = 0; i < inv->n_volumes; i++) {
                 r = link_members(inv, inv->volumes[i], &what[i]);
+                if (r < 0)
+                        return r;
+                r = link_container_arrays(inv, inv->volumes[i], &what[i]);
                 if (r < 0)
                         return r;
         }

@@ -100,7 +100,11 @@ static int read_md(Inventory *inv, Volume *v, int dev_fd) {
                 return r;
 
         v->kind = VOLUME_MD;
-        if (inventory_strdup_to(&v->level, a->level_raw) < 0 ||
+        /* md 6.1 leaves an IMSM/DDF container's level empty: name what it is */
+        if (inventory_strdup_to(&v->level,
+                                (!a->level_raw || !a->level_raw[0]) && md_array_is_container(a)
+                                        ? "container"
+                                        : a->level_raw) < 0 ||
             inventory_strdup_to(&v->state, a->array_state_raw) < 0)
                 return -ENOMEM;
         v->raid_disks =

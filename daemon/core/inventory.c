@@ -196,6 +196,7 @@ static int remove_volume(Inventory *inv, const char *name) {
         /* unlinked: a removed handle sits on nothing and holds nothing any more */
         v->members = strv_free(v->members);
         v->holders = strv_free(v->holders);
+        v->container_arrays = strv_free(v->container_arrays);
         if (inventory_record_change(inv, v, INVENTORY_VOLUME_REMOVED, 0) < 0)
                 return -ENOMEM;
         return 1;
@@ -214,6 +215,7 @@ static void take_reading(Volume *old, Volume *nv) {
         SWAP(*old, *nv); /* old: the new reading; nv: the previous one */
         SWAP(old->members, nv->members);
         SWAP(old->holders, nv->holders);
+        SWAP(old->container_arrays, nv->container_arrays);
         SWAP(old->folded_into, nv->folded_into);
         old->hidden = nv->hidden;
         old->slow = nv->slow;

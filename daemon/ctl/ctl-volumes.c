@@ -33,6 +33,7 @@
 
 #include "sources/controller-cli-run.h"
 #include "model/controller.h"
+#include "model/md.h"
 #include "ctl/ctl.h"
 #include "core/inventory.h"
 #include "basic/format-util.h"
@@ -171,6 +172,11 @@ static void size_cell(Table *t, Row *r, const Volume *v) {
                 set_cell(t, r, COL_SIZE, "unknown");
                 return;
         }
+        /* an IMSM/DDF container holds metadata only: its arrays have the size */
+        if (v->md && md_array_is_container(v->md) && v->size_bytes == 0) {
+                set_cell(t, r, COL_SIZE, "-");
+                return;
+        }
         set_cell(t, r, COL_SIZE, format_bytes(size, sizeof(size), v->size_bytes));
 }
 
@@ -251,6 +257,22 @@ static void info_of(const Volume *v, char *info, size_t n) {
         }
         if ((v->kind == VOLUME_DM || (v->kind == VOLUME_LVM && !v->dm_raid)) && v->dm_target)
                 (void) snprintf(info, n, "%s", v->dm_target);
+        if (v->md) {
+                char container[64];
+
+                /* IMSM/DDF: the container and its member arrays name each other */
+                if (md_array_container_name(v->md, container, sizeof(container)))
+                        (void) snprintf(info, n, "in container %s", container);
+                else if (md_array_is_container(v->md)) {
+                        size_t k = (size_t) snprintf(info, n, "arrays:");
+
+                        for (char **a = v->container_arrays; a && *a && k < n; a++)
+                                k += (size_t) snprintf(info + k, n - k, "%s %s",
+                                                       a == v->container_arrays ? "" : ",", *a);
+                        if (!v->container_arrays || !v->container_arrays[0])
+                                (void) snprintf(info, n, "arrays: none assembled");
+                }
+        }
 }
 
 static void add_volume_row(Table *t, const Volume *v, const char *name_col, const char *mstate) {

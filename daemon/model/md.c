@@ -728,6 +728,32 @@ const MdMember *md_array_find_member(const MdArray *a, const char *name) {
         return NULL;
 }
 
+bool md_array_is_container(const MdArray *a) {
+        const char *m = a ? a->metadata_version : NULL;
+
+        if (a && a->level == MD_LEVEL_CONTAINER)
+                return true;
+        return m && strncmp(m, "external:", 9) == 0 && m[9] != '/' && m[9] != '-' && m[9] != 0;
+}
+
+bool md_array_container_name(const MdArray *a, char *buf, size_t size) {
+        const char *p;
+        size_t n;
+
+        if (size == 0)
+                return false;
+        buf[0] = 0;
+        if (!a || !a->metadata_version || strncmp(a->metadata_version, "external:/", 10) != 0)
+                return false;
+        p = a->metadata_version + 10;
+        n = strcspn(p, "/");
+        if (n == 0 || n >= size)
+                return false;
+        memcpy(buf, p, n);
+        buf[n] = 0;
+        return true;
+}
+
 uint64_t md_array_size_after_reshape(const MdArray *a) {
         uint64_t n, data, comp;
         MdLevel l;

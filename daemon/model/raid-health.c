@@ -138,15 +138,6 @@ RaidLevel raid_level_from_dm_raid_type(const char *t) {
         return RAID_LEVEL_OTHER;
 }
 
-/* An IMSM/DDF container: metadata "external:imsm" (member arrays read "external:/md127/0"). */
-static bool md_is_container(const MdArray *a) {
-        const char *m = a->metadata_version;
-
-        if (a->level == MD_LEVEL_CONTAINER)
-                return true;
-        return m && strncmp(m, "external:", 9) == 0 && m[9] != '/' && m[9] != '-' && m[9] != 0;
-}
-
 #define HAS(m, s) (((m)->state & MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_##s)) != 0)
 
 static void judge_slots(const RaidGeometry *g, const bool *lost, unsigned n_lost, RaidHealth *h) {
@@ -173,7 +164,7 @@ static bool judge_array_state(const MdArray *a, RaidHealth *h) {
                 h->reason = "no array behind the node (stopped)";
                 return true;
         }
-        if (md_is_container(a)) {
+        if (md_array_is_container(a)) {
                 h->verdict = RAID_VERDICT_CONTAINER;
                 h->reason = "metadata container; its member arrays serve the data";
                 return true;

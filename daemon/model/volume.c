@@ -67,6 +67,7 @@ Volume *volume_free(Volume *v) {
         strv_free(v->holders);
         strv_free(v->raw_slaves);
         strv_free(v->raw_holders);
+        strv_free(v->container_arrays);
         for (size_t i = 0; i < v->n_array_members; i++) {
                 free(v->array_members[i].name);
                 free(v->array_members[i].state);
@@ -313,18 +314,15 @@ static int add_u64_if(json_object *o, const char *key, bool cond, uint64_t v) {
         return add(o, key, cond ? json_object_new_uint64(v) : NULL);
 }
 
-static int add_md_fields(json_object *o, const MdArray *a) {
+static int add_md_fields(json_object *o, const Volume *v) {
+        const MdArray *a = v->md;
         json_object *md = json_object_new_object();
         uint64_t after =
                 a->reshape_position_sectors != MD_UNSET ? md_array_size_after_reshape(a) : 0;
-        char container[64] = "";
+        char container[64];
         int r;
 
-        if (a->metadata_version && strncmp(a->metadata_version, "external:/", 10) == 0)
-                (void) snprintf(container, sizeof(container), "%.*s",
-                                (int) MIN(strcspn(a->metadata_version + 10, "/"), (size_t) 32),
-                                a->metadata_version + 10);
-
+        (void) md_array_container_name(a, container, sizeof(container));
         if (!md)
                 return -ENOMEM;
         r = add(o, "md", md);
@@ -334,6 +332,8 @@ static int add_md_fields(json_object *o, const MdArray *a) {
             add_str(md, "metadata_version", a->metadata_version) < 0 ||
             /* an IMSM/DDF member array names its container: "external:/md127/0" */
             add_str(md, "container", container[0] ? container : NULL) < 0 ||
+            /* a container lists them back: the arrays that serve its data */
+            (md_array_is_container(a) && add_strv(md, "member_arrays", v->container_arrays) < 0) ||
             add_str(md, "uuid", a->uuid) < 0 ||
             add_u64_if(md, "chunk_size_bytes",
                        a->chunk_size_bytes != MD_UNSET && a->chunk_size_bytes > 0,
@@ -447,7 +447,7 @@ int volume_to_json(const Volume *v, json_object **ret) {
 
         if (volume_is_array(v) && add_array_fields(o, v) < 0)
                 goto out_nomem;
-        if (v->md && add_md_fields(o, v->md) < 0)
+        if (v->md && add_md_fields(o, v) < 0)
                 goto out_nomem;
         if (v->dm_name && add_dm_fields(o, v) < 0)
                 goto out_nomem;

@@ -223,6 +223,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(MdArray *, md_array_free);
 /* Member lookup by kernel name ("vda"); NULL if not a member. */
 const MdMember *md_array_find_member(const MdArray *a, const char *name);
 
+/* An IMSM/DDF container: level "container" or metadata "external:imsm" (its member arrays read
+ * "external:/md127/0"). */
+bool md_array_is_container(const MdArray *a) _pure_;
+
+/* An IMSM/DDF member array's container, from its metadata_version "external:/md127/0": writes
+ * "md127" to buf and returns true; false (buf "") for any other array. */
+bool md_array_container_name(const MdArray *a, char *buf, size_t size);
+
 /* sync_completed as a ratio 0..1 (clamped), or -1.0 when unknown (not PROGRESS, or total 0). */
 double md_sync_completed_ratio(const MdSyncCompleted *c);
 

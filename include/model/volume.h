@@ -105,8 +105,10 @@ typedef struct Volume {
         char **raw_holders; /* sysfs holders/ exactly as read */
         VolumeMember *array_members; /* md members / dm-raid legs */
         size_t n_array_members;
-        char *parent;         /* partitions: the whole disk's name */
-        int partition_number; /* partitions: number; else 0 */
+        char **container_arrays; /* an IMSM/DDF container: its member arrays (the arrays whose
+                                  * metadata_version names it), NULL-terminated; else NULL */
+        char *parent;            /* partitions: the whole disk's name */
+        int partition_number;    /* partitions: number; else 0 */
 
         /* arrays (md, dm-raid LVs) */
         char *level;    /* "raid1", "raid5", "raid0", "linear", ... */

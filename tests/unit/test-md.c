@@ -852,8 +852,42 @@ static void test_load_raid0_and_empty(void) {
         remove_tree(tmpl2);
 }
 
+/* IMSM/DDF: metadata_version as mdadm 4.2 and md 6.1 write it (see verdict-imsm in the VM). */
+static void test_container(void) {
+        static const struct {
+                const char *metadata, *container;
+                MdLevel level;
+                bool is_container;
+        } t[] = {
+                { "external:imsm", "", MD_LEVEL_CONTAINER, true },
+                { "external:ddf", "", _MD_LEVEL_INVALID, true },
+                { "external:/md127/0", "md127", MD_LEVEL_RAID1, false },
+                { "external:-md127/0", "", MD_LEVEL_RAID1, false }, /* frozen by mdmon */
+                { "external://0", "", MD_LEVEL_RAID1, false },
+                { "1.2", "", MD_LEVEL_RAID1, false },
+                { NULL, "", MD_LEVEL_RAID1, false },
+        };
+        char buf[64], tiny[4];
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                MdArray a = { .metadata_version = (char *) t[i].metadata, .level = t[i].level };
+
+                is_int(md_array_is_container(&a), t[i].is_container, "%s: container",
+                       t[i].metadata ?: "(null)");
+                is_int(md_array_container_name(&a, buf, sizeof(buf)), t[i].container[0] != 0,
+                       "%s: names a container", t[i].metadata ?: "(null)");
+                is_str(buf, t[i].container, "%s: container name", t[i].metadata ?: "(null)");
+        }
+        MdArray a = { .metadata_version = (char *) "external:/md127/0" };
+        ok(!md_array_container_name(&a, tiny, sizeof(tiny)) && tiny[0] == 0,
+           "a name that does not fit is refused, not cut");
+        ok(!md_array_is_container(NULL) && !md_array_container_name(NULL, buf, sizeof(buf)),
+           "NULL array");
+}
+
 int main(void) {
         test_tables();
+        test_container();
         test_words();
         test_sync_completed();
         test_speed_limit();

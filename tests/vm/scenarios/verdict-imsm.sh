@@ -20,13 +20,20 @@ check imsm "IMSM container is a container, its RAID1 volume an array linked to i
 c = vol('$cont')
 eq(c['md']['array_state'], '$(md_attr "$cont" array_state)', 'container array_state as the kernel')
 eq(c['verdict'], 'container', 'container verdict')
+eq(c['level'], 'container', 'container level named although md leaves it empty')
 ne(c['state'], 'failed', 'container not failed')
 v = vol('$vol')
 eq(v['level'], 'raid1', 'volume level')
 eq(v['md']['container'], '$cont', 'volume names its container')
+eq(c['md']['member_arrays'], ['$vol'], 'container lists its member array')
 ok(v['verdict'] in ('ok',), 'volume verdict ok (%r)' % v['verdict'])
 for d in ('$a', '$b'):
     ok(d in v['members'], d + ' a member of the volume')
 "
+# the tree says the same: the container's row names its arrays, the array's row its container
+tree=$(ctl volumes) || fail "storpulsectl volumes exited $?"
+echo "$tree"
+grep -Eq "^$cont .*arrays: $vol\s*$" <<<"$tree" || fail "container row does not name $vol"
+grep -Eq "^$vol .*in container $cont\s*$" <<<"$tree" || fail "array row does not name $cont"
 mdadm --stop "/dev/$vol" >/dev/null 2>&1 || true
 mdadm --stop "/dev/$cont" >/dev/null 2>&1 || true
