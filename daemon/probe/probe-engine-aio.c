@@ -87,6 +87,7 @@ typedef struct AioEngine {
         uint64_t buffer_bytes, buffer_align;
         bool hugepage_advised;
         unsigned allocations, contexts;
+        uint64_t submit_calls, getevents_calls, untimed_waits; /* syscalls, for ProbeAioInfo */
 
         struct iocb *iocbs;
         struct iocb **iocbps;
@@ -247,6 +248,7 @@ static int aio_submit(void *userdata, const ProbeIo *ios, unsigned n) {
                 cb->data = (void *) (uintptr_t) s;
                 a->iocbps[i] = cb;
         }
+        a->submit_calls++;
         return io_submit(a->ctx, (long) n, a->iocbps);
 }
 
@@ -261,6 +263,8 @@ static int aio_getevents(void *userdata, unsigned min, unsigned max, ProbeComple
         /* With signal_deadline the wait has no timer of its own (like fio's): a timed wait costs
          * an hrtimer per call, measurable at QD1 on a fast device. The caller's signal at the
          * deadline ends it with -EINTR instead. */
+        a->getevents_calls++;
+        a->untimed_waits += a->signal_deadline;
         r = io_getevents(a->ctx, (long) min, (long) max, a->events,
                          a->signal_deadline ? NULL : timespec_store_nsec(&ts, timeout_ns));
         if (r < 0)
@@ -345,6 +349,9 @@ int probe_engine_aio_info(ProbeEngine *e, ProbeAioInfo *ret) {
                 .allocations = a->allocations,
                 .contexts = a->contexts,
                 .context_depth = a->ctx_depth,
+                .submit_calls = a->submit_calls,
+                .getevents_calls = a->getevents_calls,
+                .untimed_waits = a->untimed_waits,
         };
         return 0;
 }

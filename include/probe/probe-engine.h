@@ -86,16 +86,19 @@ DECLARE_STRING_TABLE_LOOKUP(probe_thp_mode, ProbeThpMode);
  * or another -errno from reading. */
 int probe_thp_mode_read(int sysfs_dirfd, ProbeThpMode *ret);
 
-/* The libaio engine's buffer, for tests and diagnostics. */
+/* The libaio engine's buffer and syscall counts, for tests and diagnostics. */
 typedef struct ProbeAioInfo {
-        ProbeThpMode thp;       /* as read at creation (UNSUPPORTED without a sysfs fd) */
-        const void *buffer;     /* NULL before the first setup()/reserve() */
-        uint64_t buffer_bytes;  /* mapped for the slots */
-        uint64_t buffer_align;  /* alignment of buffer (2 MiB when huge pages were asked for) */
-        bool hugepage_advised;  /* madvise(MADV_HUGEPAGE) succeeded on the whole buffer */
-        unsigned allocations;   /* buffers mapped so far (1 if reused across phases) */
-        unsigned contexts;      /* io_setup() calls so far */
-        unsigned context_depth; /* events the current io context holds */
+        ProbeThpMode thp;         /* as read at creation (UNSUPPORTED without a sysfs fd) */
+        const void *buffer;       /* NULL before the first setup()/reserve() */
+        uint64_t buffer_bytes;    /* mapped for the slots */
+        uint64_t buffer_align;    /* alignment of buffer (2 MiB when huge pages were asked for) */
+        bool hugepage_advised;    /* madvise(MADV_HUGEPAGE) succeeded on the whole buffer */
+        unsigned allocations;     /* buffers mapped so far (1 if reused across phases) */
+        unsigned contexts;        /* io_setup() calls so far */
+        unsigned context_depth;   /* events the current io context holds */
+        uint64_t submit_calls;    /* io_submit() calls so far */
+        uint64_t getevents_calls; /* io_getevents() calls so far */
+        uint64_t untimed_waits;   /* of those, without a timeout (signal_deadline) */
 } ProbeAioInfo;
 
 /* libaio engine over a real fd. Returns 0 and a new engine, or -ENOMEM.

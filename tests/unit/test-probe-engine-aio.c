@@ -14,6 +14,7 @@
 
 #include "basic/fileio.h"
 #include "probe/probe-engine.h"
+#include "probe/probe.h"
 #include "tap.h"
 
 #define MiB (UINT64_C(1) << 20)
@@ -199,6 +200,51 @@ static void test_not_aio(void) {
         is_int(probe_engine_aio_info(e, &a), -EINVAL, "aio info refuses another engine");
 }
 
+/* What a QD1 read costs in syscalls, as fio's libaio engine does it: one io_submit() of one iocb
+ * and one io_getevents(min_nr=1) per read, and with signal_deadline no timeout on that wait (a
+ * timed wait arms an hrtimer per call). Reads a sparse O_DIRECT file: the count is the point. */
+static void qd1_run(int fd, bool signal_deadline) {
+        _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
+        _cleanup_free_ ProbeResult *res = calloc(1, sizeof(*res));
+        const char *what = signal_deadline ? "untimed" : "timed";
+        ProbeParams p = PROBE_PARAMS_DEFAULT;
+        ProbeAioInfo a;
+
+        p.seq_bytes = 0;
+        p.rand_queue_depth = 1;
+        p.rand_deep_queue_depth = 0;
+        p.rand_count = 500;
+        ok(res, "qd1 %s: result", what);
+        is_int(probe_engine_new_aio(signal_deadline, -EBADF, &e), 0, "qd1 %s: engine", what);
+        if (!e || !res)
+                return;
+        is_int(probe_run(e, 4 * MiB, 512, 4096, fd, &p, NULL, NULL, res), 0, "qd1 %s: probe", what);
+        is_u64(res->phases[PROBE_PHASE_RANDOM].ios, 500, "qd1 %s: 500 reads", what);
+        is_int(probe_engine_aio_info(e, &a), 0, "qd1 %s: info", what);
+        is_u64(a.submit_calls, 500, "qd1 %s: one io_submit per read", what);
+        is_u64(a.getevents_calls, 500, "qd1 %s: one io_getevents per read", what);
+        is_u64(a.untimed_waits, signal_deadline ? 500 : 0, "qd1 %s: %s", what,
+               signal_deadline ? "no wait has a timeout" : "every wait has a timeout");
+}
+
+static void test_qd1_syscalls(void) {
+        char path[] = "/var/tmp/test-probe-engine-aio-XXXXXX";
+        _cleanup_close_ int tmp = mkstemp(path), fd = -EBADF;
+
+        if (tmp < 0 || ftruncate(tmp, (off_t) (4 * MiB)) < 0) {
+                tap_diag("no file in /var/tmp (%m): QD1 syscall counts not checked");
+                return;
+        }
+        fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+        if (fd < 0)
+                tap_diag("/var/tmp refuses O_DIRECT (%m): QD1 syscall counts not checked");
+        (void) unlink(path);
+        if (fd < 0)
+                return;
+        qd1_run(fd, true);
+        qd1_run(fd, false);
+}
+
 int main(void) {
         _cleanup_close_ int fd = -EBADF, host = -EBADF;
         ProbeThpMode host_mode = PROBE_THP_UNSUPPORTED;
@@ -221,6 +267,7 @@ int main(void) {
         test_never(fd);
         test_no_sysfs(fd);
         test_not_aio();
+        test_qd1_syscalls();
 
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         (void) system(cmd);
