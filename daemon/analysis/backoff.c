@@ -11,7 +11,6 @@ static const char *const probe_skip_reason_table[_PROBE_SKIP_REASON_MAX] = {
         [PROBE_SKIP_FOREIGN_IO] = "foreign-io", [PROBE_SKIP_SHARED_DISK] = "shared-disk",
         [PROBE_SKIP_STANDBY] = "standby",       [PROBE_SKIP_BUDGET] = "budget",
         [PROBE_SKIP_UNUSABLE] = "unusable",     [PROBE_SKIP_RETRIES] = "retries",
-        [PROBE_SKIP_YIELDED] = "yielded",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(probe_skip_reason, ProbeSkipReason, probe_skip_reason_table);
@@ -53,18 +52,6 @@ bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size
                 if (backoff_foreign_sectors(&before[i], &after[i], own_sectors) > threshold_sectors)
                         return true;
         return false;
-}
-
-uint64_t backoff_in_flight_sectors(unsigned queue_depth, uint32_t block_size) {
-        return (uint64_t) queue_depth * block_size / 512;
-}
-
-bool backoff_should_yield(const BlockStat *before, const BlockStat *now, uint64_t own_sectors,
-                          uint64_t in_flight_sectors, uint64_t threshold_sectors) {
-        if (!before || !now)
-                return false;
-        return backoff_foreign_sectors(before, now, own_sectors + in_flight_sectors) >
-               threshold_sectors;
 }
 
 bool backoff_disks_intersect(char *const *a, char *const *b) {

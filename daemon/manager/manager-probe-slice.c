@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The slices of a probe target (see manager-probe.c for the back-off): before a slice, the checks
  * that may defer or skip it (standby, budget, I/O in flight) and the stat counters of every device
- * below; the helper on the loop (its socket and deadline); during it, at every progress report
- * (about every 100 ms of probe time), the yield check that kills the helper at the first foreign
- * I/O; after it, the foreign-I/O check that retries the slice later, and the merge into the
- * target's result. An abandoned slice leaves nothing in the result: only complete slices are
- * merged, so a baseline never learns from a partial one. */
+ * below; the helper on the loop (its socket and deadline); after it, the foreign-I/O check that
+ * retries the slice later, and the merge into the target's result. */
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,7 +56,6 @@ static void active_free(Active *a) {
         a->timer = sd_event_source_disable_unref(a->timer);
         a->runner = probe_runner_free(a->runner); /* a running helper goes to the reaper */
         free(a->before);
-        free(a->now);
         free(a->have_before);
         free(a);
 }
@@ -108,15 +104,14 @@ static bool read_stats(Manager *m, const RunTarget *t, BlockStat *st, bool *have
         return busy;
 }
 
-/* reason: PROBE_SKIP_FOREIGN_IO (before or after the slice) or PROBE_SKIP_YIELDED (during it) */
-static void defer_foreign(Manager *m, ManagerProbeRun *run, RunTarget *t, ProbeSkipReason reason) {
+static void defer_foreign(Manager *m, ManagerProbeRun *run, RunTarget *t) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
 
         if (rec)
-                rec->skips[reason]++;
+                rec->skips[PROBE_SKIP_FOREIGN_IO]++;
         if (t->attempts >= m->config->max_retries) {
                 if (rec)
-                        rec->skips[reason]--; /* counted as RETRIES instead */
+                        rec->skips[PROBE_SKIP_FOREIGN_IO]--; /* counted as RETRIES instead */
                 if (t->any_slice)
                         manager_probe_record_result(
                                 m, run, t,
@@ -190,7 +185,7 @@ static void on_outcome(Active *a, const ProbeRunnerOutcome *outcome) {
                         run->budget_used_usec += (usec_t) (o->result.elapsed_ns / NSEC_PER_USEC);
                         manager_probe_active_remove(run, a);
                         if (foreign && o->result.errors == 0) {
-                                defer_foreign(m, run, t, PROBE_SKIP_FOREIGN_IO);
+                                defer_foreign(m, run, t);
                                 return;
                         }
                         merge_slice(t, &o->result);
@@ -219,33 +214,10 @@ static void on_outcome(Active *a, const ProbeRunnerOutcome *outcome) {
         manager_probe_record_result(m, run, t, MANAGER_PROBE_ERROR, &copy);
 }
 
-/* Foreign I/O appeared during the slice: kill the helper (its reads in flight complete, it
- * submits no more), keep nothing of the slice, retry it later like any foreign-I/O deferral. */
-static void yield_slice(Active *a) {
-        ManagerProbeRun *run = a->run;
-        RunTarget *t = a->t;
-        usec_t ran = now(CLOCK_MONOTONIC) - a->start_usec;
-        uint64_t own = 0;
-
-        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
-                own += a->phase_bytes[i];
-        log_debug("%s: foreign I/O during slice %u after %.1f MiB in %.0f ms, yielding", t->name,
-                  t->slice, (double) own / (1 << 20), (double) ran / USEC_PER_MSEC);
-        run->budget_used_usec += ran;
-        manager_probe_active_remove(run, a);
-        defer_foreign(run->m, run, t, PROBE_SKIP_YIELDED);
-}
-
 static int active_dispatch(Active *a) {
         int r = probe_runner_dispatch(a->runner, now(CLOCK_MONOTONIC));
         Manager *m = a->run->m;
 
-        if (r == 0 && a->yield) {
-                yield_slice(a);
-                (void) manager_probe_reaper_arm(m);
-                manager_probe_kick(m);
-                return 0;
-        }
         if (r == 0) {
                 (void) sd_event_source_set_time(a->timer, probe_runner_deadline_usec(a->runner));
                 return 0;
@@ -269,37 +241,9 @@ static int on_active_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return active_dispatch(userdata);
 }
 
-/* The yield check at a progress report: foreign I/O on any device since the slice started,
- * beyond what the probe had read by the report and what it may have had in flight. */
-static bool foreign_now(Active *a) {
-        Manager *m = a->run->m;
-        const RunTarget *t = a->t;
-        uint64_t own = 0;
-        bool have;
-
-        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
-                own += a->phase_bytes[i] / 512;
-        for (size_t i = 0; i < t->n_devs; i++) {
-                const Volume *d = inventory_get(m->inventory, t->devs[i]);
-
-                have = d && inventory_read_stat(m->inventory, d, &a->now[i]) >= 0;
-                if (have && a->have_before[i] &&
-                    backoff_should_yield(&a->before[i], &a->now[i], own, a->in_flight_sectors,
-                                         m->config->foreign_threshold_bytes / 512))
-                        return true;
-        }
-        return false;
-}
-
 static void on_progress(const ProbeProgress *p, void *userdata) {
         Active *a = userdata;
         ManagerProbeRun *run = a->run;
-
-        /* Only noted here: the runner that calls this is still in use (active_dispatch acts). */
-        if ((unsigned) p->phase < _PROBE_PHASE_MAX)
-                a->phase_bytes[p->phase] = p->bytes;
-        if (!a->yield)
-                a->yield = foreign_now(a);
 
         for (size_t i = 0; i < run->n_waiters; i++)
                 if (!run->waiters[i].gone && run->waiters[i].w.progress)
@@ -365,22 +309,16 @@ int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t) {
         a->run = run;
         a->t = t;
         a->before = calloc(t->n_devs, sizeof(BlockStat));
-        a->now = calloc(t->n_devs, sizeof(BlockStat));
         a->have_before = calloc(t->n_devs, sizeof(bool));
-        if (!a->before || !a->now || !a->have_before) {
+        if (!a->before || !a->have_before) {
                 active_free(a);
                 return -ENOMEM;
         }
         if (read_stats(m, t, a->before, a->have_before)) {
                 active_free(a);
-                defer_foreign(m, run, t, PROBE_SKIP_FOREIGN_IO); /* I/O in flight right now */
+                defer_foreign(m, run, t); /* I/O in flight right now */
                 return 0;
         }
-        a->in_flight_sectors =
-                t->slice == 0 ? backoff_in_flight_sectors(p.seq_queue_depth, p.seq_block_size)
-                              : backoff_in_flight_sectors(
-                                        MAX(p.rand_queue_depth, p.rand_deep_queue_depth),
-                                        p.rand_block_size);
         p.idle_priority = m->config->idle_priority;
         p.seed = now(CLOCK_REALTIME) ^ ((uint64_t) run->id << 32) ^ (uint64_t) (t - run->targets);
         /* The helper reads the target's and its buffers' (huge page policy) facts from sysfs. */

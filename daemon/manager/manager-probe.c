@@ -5,14 +5,12 @@
  * loop. At shutdown the helpers are killed and the reaper gets a bounded time.
  *
  * The back-off (analysis/backoff.h decides, this file measures): a volume is probed in slices
- * (the sequential phase, then the random phases), and before, during (at every progress report
- * of the helper, about every 100 ms) and after each slice the stat counters of the volume and of
- * every disk below it are read; any I/O beyond the probe's own reads, or I/O in flight before the
- * slice, discards the slice (during it: kills its helper at once) and retries it later with a
- * growing delay, up to MaxRetries. Two volumes sharing a disk never run at once; a disk in
- * runtime-PM standby is never touched; an array that rebuilds (or a volume on or under one) gets
- * the light profile; a run has a device-time budget. Every skip is counted by reason in the
- * volume's record. */
+ * (the sequential phase, then the random phases), and around each slice the stat counters of the
+ * volume and of every disk below it are read; any I/O beyond the probe's own reads, or I/O in
+ * flight before the slice, discards the slice and retries it later with a growing delay, up to
+ * MaxRetries. Two volumes sharing a disk never run at once; a disk in runtime-PM standby is never
+ * touched; an array that rebuilds (or a volume on or under one) gets the light profile; a run has
+ * a device-time budget. Every skip is counted by reason in the volume's record. */
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -10,11 +10,6 @@
  *  - Foreign I/O: the sectors read+written on a device during the slice minus the sectors the
  *    probe itself read (which show on the probed device and, spread, on its members). If the
  *    rest exceeds a threshold, someone else used the device: pause and retry later.
- *  - Yield: the same comparison during the slice, at every progress report of the helper (about
- *    every 100 ms of probe time), against the bytes the probe had read by then plus the reads it
- *    may have had in flight; foreign I/O ends the slice at once (the helper is killed) and the
- *    slice is retried later from the start, nothing of it kept (md's resync checks
- *    is_mddev_idle() every window the same way: check often, yield quickly).
  *  - Shared disks: two volumes whose member disks intersect are never probed at once.
  *  - Rebuilds: an array that rebuilds is probed lightly only (probe reads make md throttle its
  *    rebuild toward sync_speed_min).
@@ -39,7 +34,6 @@ typedef enum ProbeSkipReason {
         PROBE_SKIP_BUDGET,      /* the run's device-time budget is spent */
         PROBE_SKIP_UNUSABLE,    /* the target cannot be probed (refused, gone, bad params) */
         PROBE_SKIP_RETRIES,     /* foreign I/O every time: gave up for this run */
-        PROBE_SKIP_YIELDED,     /* foreign I/O appeared during a slice: abandoned, retried */
         _PROBE_SKIP_REASON_MAX,
         _PROBE_SKIP_REASON_INVALID = -EINVAL,
 } ProbeSkipReason;
@@ -68,19 +62,6 @@ uint64_t backoff_foreign_sectors(const BlockStat *before, const BlockStat *after
  * the number of devices; before/after hold one reading each. Pure. */
 bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size_t n,
                            uint64_t own_sectors, uint64_t threshold_sectors);
-
-/* The sectors a probe may have in flight at a progress report: queue_depth reads of block_size
- * bytes. Reads complete (and show in the device's stat) before the helper counts them, so a
- * reading of the stat taken after a report may be ahead of the report by this much. Pure. */
-uint64_t backoff_in_flight_sectors(unsigned queue_depth, uint32_t block_size) _const_;
-
-/* The yield check during a slice on one device: true if the device did more than
- * threshold_sectors of foreign I/O since the slice started (before) up to now, counting as the
- * probe's own the sectors it had read by its last progress report (own_sectors) plus what it may
- * have had in flight then (in_flight_sectors). Writes always count (the probe never writes).
- * Pure. */
-bool backoff_should_yield(const BlockStat *before, const BlockStat *now, uint64_t own_sectors,
-                          uint64_t in_flight_sectors, uint64_t threshold_sectors) _pure_;
 
 /* True if the two NULL-terminated disk lists intersect (volumes sharing a disk). NULL lists are
  * empty. Pure. */

@@ -39,12 +39,9 @@ typedef struct Active {
         RunTarget *t;
         ProbeRunner *runner;
         sd_event_source *io, *timer;
-        BlockStat *before, *now; /* now: scratch for the yield check at each progress report */
+        BlockStat *before;
         bool *have_before;
         usec_t start_usec;
-        uint64_t phase_bytes[_PROBE_PHASE_MAX]; /* read so far, by the last progress report */
-        uint64_t in_flight_sectors;             /* the slice's deepest queue x its block size */
-        bool yield;                             /* foreign I/O seen during the slice: abandon it */
 } Active;
 
 typedef struct RunWaiter {

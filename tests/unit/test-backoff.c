@@ -25,19 +25,6 @@ int main(void) {
         ok(!backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, w }, 2, 2048, 8),
            "8 sectors within an 8-sector threshold");
 
-        /* the yield check during a slice: own reads by the last report + what was in flight */
-        is_u64(backoff_in_flight_sectors(4, 1U << 20), 8192, "QD4 x 1 MiB in flight");
-        is_u64(backoff_in_flight_sectors(1, 512), 1, "QD1 x 512 B in flight");
-        ok(!backoff_should_yield(&a, &b, 2048, 0, 0), "exactly our reported reads: go on");
-        ok(!backoff_should_yield(&a, &b, 1024, 1024, 0),
-           "stat ahead of the report by the reads in flight: go on");
-        ok(backoff_should_yield(&a, &b, 1024, 512, 0), "more than ours + in flight: yield");
-        ok(!backoff_should_yield(&a, &b, 1024, 512, 512), "... unless within the threshold");
-        ok(backoff_should_yield(&a, &w, 2048, 8192, 0), "a write: yield, whatever is in flight");
-        ok(!backoff_should_yield(&b, &back, 0, 0, 0), "counters going backwards: go on");
-        ok(!backoff_should_yield(NULL, &b, 0, 0, 0), "no reading before: go on");
-        is_str(probe_skip_reason_to_string(PROBE_SKIP_YIELDED), "yielded", "yield reason name");
-
         ok(backoff_disks_intersect(d1, d2), "sdb shared");
         ok(!backoff_disks_intersect(d1, d3), "no disk shared");
         ok(!backoff_disks_intersect(NULL, d3), "NULL is empty");
