@@ -15,7 +15,7 @@
 #include "analysis/baseline-file.h"
 #include "basic/string-table.h"
 #include "core/baseline-store.h"
-#include "core/perf-monitor.h"
+#include "core/perf-monitor-internal.h"
 #include "model/blockstat.h"
 #include "model/md.h"
 
@@ -36,44 +36,11 @@ static const char *const perf_event_type_table[_PERF_EVENT_TYPE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(perf_event_type, PerfEventType, perf_event_type_table);
 
-typedef struct PerfVolume {
-        char name[BASELINE_NAME_MAX];
-        char identity[BASELINE_IDENTITY_MAX]; /* of the last judged run; "" none */
-        Detector det;
-        PeerGroup peers; /* arrays and LVs: their members */
-        RebuildSlowTracker rs;
-        HwRebuildHint hw;
-        /* the round */
-        bool pending, pending_failed, round_done;
-        char pending_profile[32];
-        BaselineSample pending_sample;
-        usec_t pending_start_usec;
-        /* the last judged run */
-        bool has_last, last_rebuilding;
-        BaselineSample last;
-        /* passive stats: the last reading, and the utilization of the last two intervals */
-        bool have_stat;
-        BlockStat stat;
-        usec_t stat_usec;
-        double util[2];
-        usec_t util_end_usec[2];
-        double fg_bytes_per_sec, fg_iops;
-} PerfVolume;
-
-struct PerfMonitor {
-        PerfMonitorConfig cfg;
-        PerfEventHandler handler;
-        void *userdata;
-        BaselineSet *set;
-        bool dirty;
-        PerfVolume **vols;
-        size_t n_vols;
-};
-
 int perf_monitor_config_validate(const PerfMonitorConfig *c) {
         if (!c || detector_config_validate(&c->detector) < 0 ||
             peer_config_validate(&c->peers) < 0 || rebuild_slow_config_validate(&c->rebuild) < 0 ||
-            c->window == 0 || c->window > BASELINE_WINDOW_MAX ||
+            common_mode_config_validate(&c->common) < 0 || c->window == 0 ||
+            c->window > BASELINE_WINDOW_MAX ||
             !(c->idle_utilization > 0 && c->idle_utilization <= 1))
                 return -EINVAL;
         return 0;
@@ -159,15 +126,8 @@ const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) {
         return pm->set;
 }
 
-static PerfVolume *find_vol(const PerfMonitor *pm, const char *name) {
-        for (size_t i = 0; name && i < pm->n_vols; i++)
-                if (strncmp(pm->vols[i]->name, name, sizeof(pm->vols[i]->name) - 1) == 0)
-                        return pm->vols[i];
-        return NULL;
-}
-
 static PerfVolume *get_vol(PerfMonitor *pm, const char *name) {
-        PerfVolume *p = find_vol(pm, name), **a;
+        PerfVolume *p = perf_monitor_find_vol(pm, name), **a;
         size_t n;
 
         if (p)
@@ -357,9 +317,9 @@ static int feed_peers(PerfMonitor *pm, const Volume *v, const PeerSample *s, siz
 /* The probe of a member this round: its own, else that of the single device below it (a
  * profile probing "the disks below" an array probes sda for the member sda1, vdb for a dm-delay
  * or dm-crypt member over vdb). */
-static PerfVolume *member_probe(PerfMonitor *pm, const Inventory *inv, const char *name) {
+static PerfVolume *member_probe(const PerfMonitor *pm, const Inventory *inv, const char *name) {
         for (unsigned depth = 0; name && depth < DEPTH_MAX; depth++) {
-                PerfVolume *p = find_vol(pm, name);
+                PerfVolume *p = perf_monitor_find_vol(pm, name);
                 const Volume *w;
 
                 if (p && p->pending)
@@ -400,7 +360,7 @@ static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, i
 /* The suspect member below v: in v's own group, else in the groups of its members. */
 static const char *slow_member(const PerfMonitor *pm, const Inventory *inv, const Volume *v,
                                unsigned depth) {
-        const PerfVolume *p = find_vol(pm, v->name);
+        const PerfVolume *p = perf_monitor_find_vol(pm, v->name);
         const char *s = p ? peer_group_suspect(&p->peers) : NULL;
 
         if (s || depth > DEPTH_MAX)
@@ -473,6 +433,64 @@ static void hint_hw_rebuild(PerfMonitor *pm, PerfVolume *p, const Volume *v, con
         emit(pm, &e, count);
 }
 
+/* Up from w through single-holder devices (a partition, a dm-delay) that are no group
+ * themselves, to the device whose holders are the arrays it is a member of. */
+static const Volume *walk_up(const Inventory *inv, const Volume *w) {
+        for (unsigned depth = 0; w && w->holders && w->holders[0] && !w->holders[1] &&
+                                 depth < DEPTH_MAX && !has_peer_group(w);
+             depth++) {
+                const Volume *h = inventory_get(inv, w->holders[0]);
+
+                if (!h || has_peer_group(h))
+                        break;
+                w = h;
+        }
+        return w;
+}
+
+/* How far p's pending run is from its baseline (common_mode_factor()); NAN when it cannot be
+ * judged (no baseline yet, failed, saturated). */
+static double pending_factor(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p) {
+        char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
+        const Volume *w = inventory_get(inv, p->name);
+        const Baseline *b;
+        DetectorFinding f;
+
+        if (!w || !p->pending || p->pending_failed)
+                return NAN;
+        perf_volume_identity(inv, w, id);
+        perf_baseline_key(id, p->pending_profile, key);
+        b = baseline_set_find(pm->set, key);
+        if (!b || detector_classify(&pm->cfg.detector, b, &p->pending_sample, util_before(p), &f) ==
+                          DETECTOR_RUN_INCONCLUSIVE)
+                return NAN;
+        return common_mode_factor(&f);
+}
+
+/* Whether p (the probe of v) degraded alike with the other members of the array above it in
+ * this round (analysis/common-mode). */
+static bool shared_degradation(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p,
+                               const Volume *v) {
+        const Volume *w = walk_up(inv, v), *g = NULL;
+        double f[COMMON_MODE_MEMBERS_MAX];
+        size_t n = 0, self = SIZE_MAX;
+
+        for (size_t k = 0; !g && w && w->holders && w->holders[k]; k++) {
+                g = inventory_get(inv, w->holders[k]);
+                if (g && !has_peer_group(g))
+                        g = NULL;
+        }
+        for (size_t i = 0; g && g->members && g->members[i] && n < ELEMENTSOF(f); i++) {
+                const PerfVolume *mp = member_probe(pm, inv, g->members[i]);
+
+                f[n] = mp ? pending_factor(pm, inv, mp) : NAN;
+                if (mp == p)
+                        self = n;
+                n++;
+        }
+        return self != SIZE_MAX && common_mode_shared(&pm->cfg.common, f, n, self);
+}
+
 static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Volume *v,
                   usec_t now_usec, usec_t now_real, int *count) {
         const DetectorConfig *dc = &pm->cfg.detector;
@@ -503,6 +521,12 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
 
         /* A rebuild makes every figure worse by design: it is reported by the rebuild events,
          * not as a degradation, and its runs are kept aside for "during rebuild vs after". */
+        if (p->pending_shared) {
+                /* not this member's fault: the layer above (or the host) is judged on its own
+                 * probe; nothing learned from it either */
+                p->shared_runs++;
+                return;
+        }
         if (!c.rebuilding) {
                 r = detector_feed(&p->det, dc, b, &p->pending_sample, c.foreground_utilization,
                                   p->pending_failed, slow_member(pm, inv, v, 0), now_usec, &de);
@@ -536,17 +560,7 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
 
                 if (!pm->vols[i]->pending)
                         continue;
-                w = inventory_get(inv, pm->vols[i]->name);
-                /* up through single-holder devices (a partition, a dm-delay) to the arrays */
-                for (unsigned depth = 0; w && w->holders && w->holders[0] && !w->holders[1] &&
-                                         depth < DEPTH_MAX && !has_peer_group(w);
-                     depth++) {
-                        const Volume *h = inventory_get(inv, w->holders[0]);
-
-                        if (!h || has_peer_group(h))
-                                break;
-                        w = h;
-                }
+                w = walk_up(inv, inventory_get(inv, pm->vols[i]->name));
                 for (size_t k = 0; w && w->holders && w->holders[k]; k++) {
                         const Volume *h = inventory_get(inv, w->holders[k]);
                         PerfVolume *hp;
@@ -564,7 +578,14 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
                                 return r;
                 }
         }
-        /* 2. verdicts and learning */
+        /* 2. members degraded alike with their peers (before anything learns from the round) */
+        for (size_t i = 0; i < pm->n_vols; i++) {
+                PerfVolume *p = pm->vols[i];
+                const Volume *v = p->pending ? inventory_get(inv, p->name) : NULL;
+
+                p->pending_shared = v && shared_degradation(pm, inv, p, v);
+        }
+        /* 3. verdicts and learning */
         for (size_t i = 0; i < pm->n_vols; i++) {
                 PerfVolume *p = pm->vols[i];
                 const Volume *v;
@@ -576,7 +597,8 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
                         judge(pm, inv, p, v, now_usec, now_real, &count);
         }
         for (size_t i = 0; i < pm->n_vols; i++)
-                pm->vols[i]->pending = pm->vols[i]->round_done = false;
+                pm->vols[i]->pending = pm->vols[i]->round_done = pm->vols[i]->pending_shared =
+                        false;
         return count;
 }
 
@@ -727,61 +749,9 @@ int perf_monitor_reset(PerfMonitor *pm, const Inventory *inv, const char *name, 
         }
         if (n == 0)
                 return 0;
-        p = find_vol(pm, name);
+        p = perf_monitor_find_vol(pm, name);
         if (p)
                 detector_init(&p->det);
         pm->dirty = true;
         return n;
-}
-
-const Detector *perf_monitor_get_detector(const PerfMonitor *pm, const char *name) {
-        const PerfVolume *p = find_vol(pm, name);
-
-        return p ? &p->det : NULL;
-}
-
-const PeerMemberState *perf_monitor_get_member(const PerfMonitor *pm, const char *array,
-                                               const char *member) {
-        const PerfVolume *p = find_vol(pm, array);
-
-        return p ? peer_group_find(&p->peers, member) : NULL;
-}
-
-bool perf_monitor_get_last(const PerfMonitor *pm, const char *name, BaselineSample *ret,
-                           bool *ret_rebuilding) {
-        const PerfVolume *p = find_vol(pm, name);
-
-        if (!p || !p->has_last)
-                return false;
-        if (ret)
-                *ret = p->last;
-        if (ret_rebuilding)
-                *ret_rebuilding = p->last_rebuilding;
-        return true;
-}
-
-bool perf_monitor_rebuild_is_slow(const PerfMonitor *pm, const char *name) {
-        const PerfVolume *p = find_vol(pm, name);
-
-        return p && p->rs.reported;
-}
-
-const char *perf_monitor_volume_name(const PerfMonitor *pm, size_t i) {
-        return pm && i < pm->n_vols ? pm->vols[i]->name : NULL;
-}
-
-const PeerGroup *perf_monitor_get_group(const PerfMonitor *pm, const char *name) {
-        const PerfVolume *p = find_vol(pm, name);
-
-        return p && p->peers.n > 0 ? &p->peers : NULL;
-}
-
-const PerfMonitorConfig *perf_monitor_get_config(const PerfMonitor *pm) {
-        return &pm->cfg;
-}
-
-const Baseline *perf_monitor_get_baseline(const PerfMonitor *pm, const char *name) {
-        const PerfVolume *p = find_vol(pm, name);
-
-        return p && p->identity[0] ? baseline_set_find(pm->set, p->identity) : NULL;
 }

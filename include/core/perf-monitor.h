@@ -26,6 +26,7 @@
 #include <stddef.h>
 
 #include "analysis/baseline.h"
+#include "analysis/common-mode.h"
 #include "analysis/detector.h"
 #include "analysis/peers.h"
 #include "analysis/rebuild-slow.h"
@@ -37,6 +38,7 @@ typedef struct PerfMonitorConfig {
         DetectorConfig detector;
         PeerConfig peers;
         RebuildSlowConfig rebuild;
+        CommonModeConfig common; /* members degraded alike with their peers */
         unsigned window;         /* baseline values per metric */
         double idle_utilization; /* learning gate */
 } PerfMonitorConfig;
@@ -46,6 +48,7 @@ typedef struct PerfMonitorConfig {
                 .detector = DETECTOR_CONFIG_DEFAULT,                                               \
                 .peers = PEER_CONFIG_DEFAULT,                                                      \
                 .rebuild = REBUILD_SLOW_CONFIG_DEFAULT,                                            \
+                .common = COMMON_MODE_CONFIG_DEFAULT,                                              \
                 .window = BASELINE_WINDOW_DEFAULT,                                                 \
                 .idle_utilization = BASELINE_IDLE_UTILIZATION_DEFAULT,                             \
         })

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* The performance monitor's state, shared by its files (perf-monitor.c: rounds, ticks, events;
+ * perf-monitor-view.c: the read-only views). Not for other layers. */
+
+#include "core/perf-monitor.h"
+#include "model/blockstat.h"
+
+typedef struct PerfVolume {
+        char name[BASELINE_NAME_MAX];
+        char identity[BASELINE_IDENTITY_MAX]; /* of the last judged run; "" none */
+        Detector det;
+        PeerGroup peers; /* arrays and LVs: their members */
+        RebuildSlowTracker rs;
+        HwRebuildHint hw;
+        /* the round */
+        bool pending, pending_failed, round_done;
+        bool pending_shared; /* degraded alike with its peers: not judged, not learned */
+        uint64_t shared_runs;
+        char pending_profile[32];
+        BaselineSample pending_sample;
+        usec_t pending_start_usec;
+        /* the last judged run */
+        bool has_last, last_rebuilding;
+        BaselineSample last;
+        /* passive stats: the last reading, and the utilization of the last two intervals */
+        bool have_stat;
+        BlockStat stat;
+        usec_t stat_usec;
+        double util[2];
+        usec_t util_end_usec[2];
+        double fg_bytes_per_sec, fg_iops;
+} PerfVolume;
+
+struct PerfMonitor {
+        PerfMonitorConfig cfg;
+        PerfEventHandler handler;
+        void *userdata;
+        BaselineSet *set;
+        bool dirty;
+        PerfVolume **vols;
+        size_t n_vols;
+};
+
+/* The analysis state of the volume named `name`, or NULL. */
+PerfVolume *perf_monitor_find_vol(const PerfMonitor *pm, const char *name);
