@@ -64,3 +64,16 @@ const Baseline *perf_monitor_get_baseline(const PerfMonitor *pm, const char *nam
 
         return p && p->identity[0] ? baseline_set_find(pm->set, p->identity) : NULL;
 }
+
+bool perf_monitor_get_unjudged(const PerfMonitor *pm, const char *name, uint64_t *ret_shared,
+                               uint64_t *ret_starved) {
+        const PerfVolume *p = perf_monitor_find_vol(pm, name);
+
+        if (!p)
+                return false;
+        if (ret_shared)
+                *ret_shared = p->shared_runs;
+        if (ret_starved)
+                *ret_starved = p->starved_runs;
+        return true;
+}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/baseline-file.h"
+#include "basic/log.h"
 #include "basic/string-table.h"
 #include "core/baseline-store.h"
 #include "core/perf-monitor-internal.h"
@@ -165,6 +166,15 @@ int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSamp
         p->pending_sample = *s;
         p->pending_start_usec = start_usec;
         (void) snprintf(p->pending_profile, sizeof(p->pending_profile), "%s", profile ?: "");
+        return 0;
+}
+
+int perf_monitor_mark_starved(PerfMonitor *pm, const char *name) {
+        PerfVolume *p = pm ? perf_monitor_find_vol(pm, name) : NULL;
+
+        if (!p || !p->pending)
+                return -ENOENT;
+        p->pending_starved = true;
         return 0;
 }
 
@@ -344,7 +354,7 @@ static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, i
                 peer_sample_fill(pm, inv, mp ? mp->name : v->members[i],
                                  mp ? mp->pending_profile : NULL, &s[n]);
                 s[n].name = v->members[i];
-                if (mp && mp->pending && !mp->pending_failed) {
+                if (mp && mp->pending && !mp->pending_failed && !mp->pending_starved) {
                         double p50 = mp->pending_sample.v[BASELINE_LAT_P50_NS];
 
                         s[n].value_ms[PEER_SOURCE_PROBE] = p50 / 1e6;
@@ -521,10 +531,16 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
 
         /* A rebuild makes every figure worse by design: it is reported by the rebuild events,
          * not as a degradation, and its runs are kept aside for "during rebuild vs after". */
-        if (p->pending_shared) {
-                /* not this member's fault: the layer above (or the host) is judged on its own
-                 * probe; nothing learned from it either */
-                p->shared_runs++;
+        /* Not this member's fault (the layer above, or the host, is judged on its own probe),
+         * or the host did not run the probe: not judged, nothing learned. */
+        if (p->pending_shared || p->pending_starved) {
+                if (p->pending_shared)
+                        p->shared_runs++;
+                else
+                        p->starved_runs++;
+                log_info("%s: probe run not judged: %s", v->name,
+                         p->pending_shared ? "degraded alike with the other members of its array"
+                                           : "the host stalled during it");
                 return;
         }
         if (!c.rebuilding) {
@@ -598,7 +614,7 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
         }
         for (size_t i = 0; i < pm->n_vols; i++)
                 pm->vols[i]->pending = pm->vols[i]->round_done = pm->vols[i]->pending_shared =
-                        false;
+                        pm->vols[i]->pending_starved = false;
         return count;
 }
 

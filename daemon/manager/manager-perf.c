@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/host-stall.h"
 #include "basic/log.h"
 #include "core/baseline-store.h"
 #include "core/perf-monitor.h"
@@ -37,6 +38,10 @@ struct ManagerPerf {
         usec_t last_save_usec;
         Seen *seen;
         size_t n_seen;
+        /* the host-stall watch: a short timer while probes run (analysis/host-stall) */
+        sd_event_source *watch;
+        HostStall stall;
+        HostStallConfig stall_cfg;
 };
 
 static ManagerEventType event_type(PerfEventType t) {
@@ -100,6 +105,51 @@ static Seen *seen_get(ManagerPerf *p, const char *name) {
         return &a[p->n_seen++];
 }
 
+/* The probe of `name` that just ended (wall time duration) is not judged if the host stalled
+ * through enough of it. */
+static void check_stall(ManagerPerf *p, const char *name, usec_t duration) {
+        usec_t end = now(CLOCK_MONOTONIC), late;
+
+        late = host_stall_late_in(&p->stall, end > duration ? end - duration : 0, end);
+        if (!host_stall_starved(&p->stall_cfg, late, duration))
+                return;
+        log_info("%s: the host stalled for %.0f ms of the probe's %.0f ms (the daemon's timer "
+                 "fired late): run not judged",
+                 name, (double) late / USEC_PER_MSEC, (double) duration / USEC_PER_MSEC);
+        (void) perf_monitor_mark_starved(p->pm, name);
+}
+
+static int on_watch(sd_event_source *s, uint64_t usec, void *userdata) {
+        ManagerPerf *p = userdata;
+        usec_t t = now(CLOCK_MONOTONIC);
+
+        (void) host_stall_note(&p->stall, &p->stall_cfg, usec, t);
+        if (!p->m->run)
+                return 0; /* ONESHOT: off until the next run */
+        (void) sd_event_source_set_time(s, t + p->stall_cfg.interval_usec);
+        (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+        return 0;
+}
+
+/* Arm the watch while a run is in progress. */
+static void watch_arm(ManagerPerf *p) {
+        int enabled = SD_EVENT_OFF;
+
+        if (!p->m->run)
+                return;
+        if (!p->watch) {
+                if (sd_event_add_time_relative(p->m->event, &p->watch, CLOCK_MONOTONIC,
+                                               p->stall_cfg.interval_usec, USEC_PER_MSEC, on_watch,
+                                               p) < 0)
+                        p->watch = NULL;
+                return;
+        }
+        if (sd_event_source_get_enabled(p->watch, &enabled) >= 0 && enabled != SD_EVENT_OFF)
+                return;
+        (void) sd_event_source_set_time_relative(p->watch, p->stall_cfg.interval_usec);
+        (void) sd_event_source_set_enabled(p->watch, SD_EVENT_ONESHOT);
+}
+
 /* Feed every probe result not seen yet. */
 static void pick_up_results(ManagerPerf *p) {
         Manager *m = p->m;
@@ -137,8 +187,10 @@ static void pick_up_results(ManagerPerf *p) {
                          s->errors > 0;
                 if (perf_monitor_feed_probe(p->pm, r->volume, &x, failed,
                                             now(CLOCK_MONOTONIC) - s->duration_usec,
-                                            s->profile) >= 0)
+                                            s->profile) >= 0) {
                         p->pending = true;
+                        check_stall(p, r->name, s->duration_usec);
+                }
                 seen->n_probes = r->n_probes;
                 seen->cpu_usec = r->cpu_usec;
         }
@@ -151,6 +203,7 @@ static void on_publish(Manager *m, unsigned changed, void *userdata) {
         if (p->in_hook || !m->inventory || !(changed & MANAGER_CHANGED_PROBE))
                 return;
         p->in_hook = true;
+        watch_arm(p);
         pick_up_results(p);
         if (p->pending && (m->n_runs != p->seen_runs || !m->run)) {
                 p->seen_runs = m->n_runs;
@@ -192,6 +245,8 @@ int manager_perf_setup(Manager *m) {
                 return log_oom();
         p->m = m;
         p->state_fd = -EBADF;
+        p->stall_cfg = HOST_STALL_CONFIG_DEFAULT;
+        host_stall_init(&p->stall);
         config_perf_monitor_config(m->config, &pc);
         r = perf_monitor_new(&pc, on_perf_event, p, &p->pm);
         if (r < 0)
@@ -260,6 +315,7 @@ void manager_perf_free(Manager *m) {
                 return;
         save(p, false);
         p->tick = sd_event_source_disable_unref(p->tick);
+        p->watch = sd_event_source_disable_unref(p->watch);
         p->pm = perf_monitor_free(p->pm);
         p->state_fd = safe_close(p->state_fd);
         for (size_t i = 0; i < p->n_seen; i++)

@@ -16,8 +16,9 @@ typedef struct PerfVolume {
         HwRebuildHint hw;
         /* the round */
         bool pending, pending_failed, round_done;
-        bool pending_shared; /* degraded alike with its peers: not judged, not learned */
-        uint64_t shared_runs;
+        bool pending_shared;  /* degraded alike with its peers: not judged, not learned */
+        bool pending_starved; /* the host stalled during the probe: same */
+        uint64_t shared_runs, starved_runs;
         char pending_profile[32];
         BaselineSample pending_sample;
         usec_t pending_start_usec;

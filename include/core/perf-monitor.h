@@ -136,6 +136,15 @@ void perf_sample_from_probe(double seq_bytes_per_sec, double rand_iops, double p
 int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSample *s,
                             bool probe_failed, usec_t start_usec, const char *profile);
 
+/* The probe of the volume named `name` fed in this round ran while the host stalled
+ * (analysis/host-stall): the run is neither judged nor learned. -ENOENT if none is pending. */
+int perf_monitor_mark_starved(PerfMonitor *pm, const char *name);
+
+/* Runs of a volume not judged because its array's members degraded alike (shared) or because
+ * the host stalled during the probe (starved), since start. False if the volume has no state. */
+bool perf_monitor_get_unjudged(const PerfMonitor *pm, const char *name, uint64_t *ret_shared,
+                               uint64_t *ret_starved);
+
 /* End the round: peers, verdicts, learning (see above); events go to the handler. now_usec
  * CLOCK_MONOTONIC, now_realtime_usec CLOCK_REALTIME. Returns the number of events or -errno. */
 int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_usec,

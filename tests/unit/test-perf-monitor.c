@@ -176,6 +176,63 @@ static void test_raid1_own_baseline(void) {
         is_str(log.last_member, m[1], "member named");
 }
 
+/* Every member (and the array) slower by factor[k] in one round. */
+static int round_alike(PerfMonitor *pm, Inventory *inv, const char *const *m, size_t n,
+                       const double *factor, double array_factor, bool starved, unsigned i) {
+        BaselineSample s;
+
+        for (size_t k = 0; k < n; k++) {
+                double p50 = 0.8 * factor[k];
+
+                perf_sample_from_probe(150e6 / factor[k], 1e3 / p50, p50 * 1e6, p50 * 3e6,
+                                       p50 * 6e6, 2000, &s);
+                (void) perf_monitor_feed_probe(pm, inventory_get(inv, m[k]), &s, false, 0, "quick");
+        }
+        perf_sample_from_probe(400e6 / array_factor, 1e3 / (0.8 * array_factor),
+                               0.8e6 * array_factor, 2.4e6 * array_factor, 4.8e6 * array_factor,
+                               2000, &s);
+        (void) perf_monitor_feed_probe(pm, inventory_get(inv, "md1"), &s, false, 0, "quick");
+        if (starved)
+                ok(perf_monitor_mark_starved(pm, "md1") == 0, "md1 marked starved");
+        return perf_monitor_end_round(pm, inv, (usec_t) i * 60 * USEC_PER_SEC,
+                                      1764750000000000 + (usec_t) i * 60 * USEC_PER_SEC);
+}
+
+/* A host stall: every member degraded alike for two rounds is no member's fault (no member
+ * verdict, the runs counted as shared); the array's own probe, marked starved, is not judged
+ * either; a member alone slow afterwards is still found. */
+static void test_shared_and_starved(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const char *m[] = { "vdc", "vdd", "vde", "vdf" };
+        const double one[] = { 1, 1, 1, 1 }, stall[] = { 12, 30, 9, 15 };
+        uint64_t shared = 0, starved = 0;
+        Log log = {};
+        unsigned i;
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        for (i = 0; i < 20; i++)
+                (void) round_alike(pm, inv, m, 4, one, 1, false, i);
+        ok(perf_monitor_mark_starved(pm, "md1") == -ENOENT, "nothing pending: -ENOENT");
+        for (unsigned k = 0; k < 2; k++)
+                (void) round_alike(pm, inv, m, 4, stall, 20, true, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 0, "host stall: no verdict on members or array");
+        ok(perf_monitor_get_unjudged(pm, "vdd", &shared, &starved), "vdd has state");
+        is_int(shared, 2, "vdd's two stalled runs shared");
+        ok(perf_monitor_get_unjudged(pm, "md1", &shared, &starved), "md1 has state");
+        is_int(starved, 2, "md1's two runs starved");
+        is_int(shared, 0, "md1 is no member");
+        ok(!perf_monitor_get_unjudged(pm, "nope", NULL, NULL), "unknown volume");
+        for (unsigned k = 0; k < 3; k++)
+                (void) round_alike(pm, inv, m, 4, one, 1, false, i++);
+        for (unsigned k = 0; k < 2; k++)
+                (void) round_(pm, inv, "md1", m, 4, "vde", 20, i++);
+        is_int(log.n[PERF_EVENT_MEMBER_SLOW], 1, "a member alone slow: member-slow");
+        ok(log.n[PERF_EVENT_DEGRADED] >= 1, "and its verdict");
+        ok(perf_monitor_get_unjudged(pm, "vde", &shared, NULL) && shared == 2,
+           "its slow runs not shared");
+}
+
 static void test_no_learning_in_recovery(void) {
         _cleanup_(inventory_freep) Inventory *inv = scan("md-raid1-recover");
         _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
@@ -373,6 +430,7 @@ int main(void) {
         ok(mkdtemp(root) != NULL, "temp root");
         test_raid6_member_slow();
         test_raid1_own_baseline();
+        test_shared_and_starved();
         test_no_learning_in_recovery();
         test_identity_member_replaced();
         test_persist_and_report();
