@@ -5,6 +5,15 @@
 #   perf_start_daemon [ARGS...]: storpulsed -c $SCRATCH/sp.conf ARGS..., its log in
 #     $SCRATCH/daemon.log, pid in dpid, STORPULSE_SOCKET exported once the socket is there.
 #   events TYPE: how many TYPE events the daemon logged.
+#   perf_journal: a journald for a script-mode guest (systemd-journald started by hand when no
+#     journal socket is there), so storpulsed sends its events with their fields; call before
+#     perf_start_daemon.
+#   journal_has WHAT FIELD=VALUE...: fail unless the journal holds an event of WHAT (its
+#     MESSAGE_ID from the catalog's table below) with all the fields given.
+#   fg_load_start DEV / fg_load_stop: a read-only fio workload of varying intensity on DEV in
+#     the background (5 s steps cycling idle, 50, 200, 1000 IOPS of 4 KiB random reads and a
+#     rate-limited 16 MiB/s sequential read), its pid in fg_pid; fg_load_stop ends it after the
+#     current step.
 perf_raid1_of_delays() {
         local i a sz
         require_verb report
@@ -36,3 +45,54 @@ perf_start_daemon() {
 }
 
 events() { grep -c "\[$1\]" "$SCRATCH/daemon.log" || true; }
+
+declare -A MSGID=(
+        [performance-degraded]=14413b037e3d46bdb9ae2ec1a3e4e1f0
+        [member-slow]=6ae76361e7974e0e8c3a268eecfb89c3
+        [rebuild-slow]=22ca44a823eb428bafd65c7fb9e15123
+        [member-failed]=d43c54c344c04928ae13e952f3edcf5c
+)
+
+perf_journal() {
+        [[ -S /run/systemd/journal/socket ]] && return 0
+        mkdir -p /run/systemd/journal /run/log/journal
+        /lib/systemd/systemd-journald >/dev/null 2>&1 &
+        wait_until 30 "journald socket" test -S /run/systemd/journal/socket
+}
+
+journal_has() {
+        local what=$1
+        shift
+        wait_until 10 "journal: $what $*" bash -c \
+                "journalctl MESSAGE_ID=${MSGID[$what]} $* -o cat --no-pager | grep -q ."
+}
+
+fg_load_start() {
+        local dev=$1
+        rm -f "$SCRATCH/fg.stop"
+        (
+                while [[ ! -e $SCRATCH/fg.stop ]]; do
+                        for rate in 0 50 200 1000 seq; do
+                                [[ -e $SCRATCH/fg.stop ]] && break
+                                case $rate in
+                                0) sleep 5 ;;
+                                seq) fio --readonly --name=fg --filename="$dev" --direct=1 \
+                                        --rw=read --bs=256k --rate=16m --runtime=5 --time_based \
+                                        --output=/dev/null >/dev/null 2>&1 ;;
+                                *) fio --readonly --name=fg --filename="$dev" --direct=1 \
+                                        --rw=randread --bs=4k --iodepth=1 --rate_iops="$rate" \
+                                        --runtime=5 --time_based --output=/dev/null \
+                                        >/dev/null 2>&1 ;;
+                                esac
+                        done
+                done
+        ) &
+        fg_pid=$!
+}
+
+fg_load_stop() {
+        [[ -n ${fg_pid:-} ]] || return 0
+        touch "$SCRATCH/fg.stop" # the loop ends after its current step (<= 5 s)
+        wait "$fg_pid" 2>/dev/null || true
+        fg_pid=
+}

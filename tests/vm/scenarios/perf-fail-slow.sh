@@ -5,7 +5,11 @@
 # BENCH_HEALTHY healthy rounds one member gets +20 ms per read (dm-delay reload): within 2
 # rounds the daemon must report that member slow (peer comparison) and a performance verdict on
 # that layer (the member itself, or the array naming the member), with no member-slow event in
-# the healthy phase (own-baseline verdicts there are counted, see below); the delay removed, the member is normal again. md RAID1 balances reads away from the
+# the healthy phase (own-baseline verdicts there are counted, see below); the delay removed, the
+# member is normal again. The events are asserted in the journal too (MESSAGE_ID and the
+# STORPULSE_VOLUME / STORPULSE_MEMBER / STORPULSE_LAYER fields; a journald started by hand in
+# the script-mode guest). BENCH_FIO=1 runs the healthy phase under a foreground fio workload of
+# varying intensity (bench/detection). md RAID1 balances reads away from the
 # slow leg, so the array's own figures may stay normal: an array verdict is not required, but one
 # that does not name the member fails. `storpulsectl report` shows now vs baseline. Figures go
 # to $SCRATCH/perf-figures.
@@ -13,9 +17,16 @@
 source ../lib.sh
 source ./perf-common.sh
 HEALTHY=${BENCH_HEALTHY:-12}
+FIO=${BENCH_FIO:-0} # 1: the healthy phase under a foreground fio workload (bench/detection)
 perf_raid1_of_delays
+perf_journal
 ip link set lo up # the script-mode guest brings up no network; /metrics is on loopback
+# Under the foreground workload the probe must not back off (every slice would be retried),
+# and utilization is sampled every 2 s so each run is judged with the load it had.
+fg_conf=
+((FIO)) && fg_conf=$'[Probe]\nForeignIOThreshold=1T\n[Detection]\nStatisticsInterval=2s'
 cat >"$SCRATCH/sp.conf" <<CONF
+$fg_conf
 [Schedule]
 Builtin=no
 [Volumes]
@@ -37,10 +48,15 @@ round() {
         timeout 120 "$STORPULSECTL" probe --profile bench md0 "${dm[@]}" >/dev/null 2>&1 ||
                 echo "round: probe exit $?"
 }
-log "healthy phase: $HEALTHY rounds"
+log "healthy phase: $HEALTHY rounds$( ((FIO)) && echo ", fio foreground load of varying intensity on md0")"
+t_healthy=$SECONDS
+((FIO)) && fg_load_start /dev/md0
 for ((i = 1; i <= HEALTHY; i++)); do
         round
 done
+fg_load_stop
+t_healthy=$((SECONDS - t_healthy))
+unjudged=$(grep -c "probe run not judged" "$SCRATCH/daemon.log" || true)
 false_slow=$(events member-slow)
 false_degraded=$(events performance-degraded)
 false_alarms=$((false_slow + false_degraded))
@@ -78,7 +94,7 @@ kill "$dpid"
 wait "$dpid"
 grep -E "\[(member-slow|member-normal|performance-degraded|performance-recovered)\]" "$SCRATCH/daemon.log"
 {
-        echo "healthy rounds: $HEALTHY, false alarms: $false_alarms ($false_slow member-slow, $false_degraded performance-degraded)"
+        echo "healthy rounds: $HEALTHY (fio load: $FIO, ${t_healthy}s), false alarms: $false_alarms ($false_slow member-slow, $false_degraded performance-degraded), runs not judged (shared or host stall): $unjudged"
         echo "member +20 ms: member-slow after $slow_after rounds, performance-degraded after $degraded_after rounds"
         echo "member normal again: $(events member-normal), array recovered: $(events performance-recovered)"
 } | tee "$SCRATCH/perf-figures"
@@ -99,4 +115,9 @@ if tail -n "+$injected_at" "$SCRATCH/daemon.log" | grep "\[performance-degraded\
         fail "md0 judged degraded during the fault without naming the slow member"
 fi
 (($(events member-normal) >= 1)) || fail "no member-normal after the delay was removed"
+# the journal has them with their fields: the array and the member, the member's own verdict
+journal_has member-slow STORPULSE_VOLUME=md0 "STORPULSE_MEMBER=${dm[1]}" STORPULSE_LAYER=member
+journalctl MESSAGE_ID="${MSGID[performance-degraded]}" -o cat --no-pager \
+        STORPULSE_VOLUME="${dm[1]}" + STORPULSE_VOLUME=md0 STORPULSE_MEMBER="${dm[1]}" |
+        grep -q . || fail "no performance-degraded in the journal for ${dm[1]} or md0 naming it"
 grep -q "baseline" "$SCRATCH/report.txt" || fail "report has no baseline row"
