@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Discovery of block devices: monitor first, then enumerate, one handler for both (see
  * include/core/discovery.h). The ordering logic is backend-neutral; the libudev backend below is
- * the live one. Its monitor receives udev-processed ("udev" netlink group) events, so a device
- * reaches us only after udev has written its database (DM_*, ID_* properties); enumeration
- * matches initialised devices only, for the same reason. This module keeps no device state: the
- * Inventory does. */
+ * the live one. With udevd running its monitor receives udev-processed ("udev" netlink group)
+ * events, so a device reaches us only after udev has written its database (DM_*, ID_*
+ * properties); enumeration matches initialised devices only, for the same reason. Without udevd
+ * (containers, minimal hosts) nobody initialises a device and nothing is sent on the "udev"
+ * group: the monitor then listens to the kernel's own uevents ("kernel" group, which needs no
+ * udevd) and every device counts as ready. This module keeps no device state: the Inventory
+ * does. */
 
 #include <errno.h>
 #include <libudev.h>
@@ -51,6 +54,7 @@ DiscoveryAction discovery_action_from_udev(const char *a) {
 /* ---- the libudev backend ------------------------------------------------------------------ */
 
 typedef struct UdevBackend {
+        bool kernel; /* the "kernel" netlink group: no udevd, no initialised state */
         struct udev *udev;
         struct udev_monitor *monitor;
         char *pending_add; /* second half of a "move": the new name */
@@ -81,7 +85,7 @@ static int udev_backend_start(void *p) {
         b->udev = udev_new();
         if (!b->udev)
                 return -ENOMEM;
-        b->monitor = udev_monitor_new_from_netlink(b->udev, "udev");
+        b->monitor = udev_monitor_new_from_netlink(b->udev, b->kernel ? "kernel" : "udev");
         if (!b->monitor) {
                 r = errno > 0 ? -errno : -EPROTONOSUPPORT;
                 udev_backend_stop(b);
@@ -100,6 +104,11 @@ static int udev_backend_start(void *p) {
         return 0;
 }
 
+/* Whether udev is done with the device (always, without udevd: nobody else will be). */
+static bool udev_backend_ready(const UdevBackend *b, struct udev_device *dev) {
+        return b->kernel || udev_device_get_is_initialized(dev) > 0;
+}
+
 static int udev_backend_enumerate(void *p, Discovery *d, DiscoveryFeedFunc feed) {
         UdevBackend *b = p;
         struct udev_enumerate *e;
@@ -112,7 +121,7 @@ static int udev_backend_enumerate(void *p, Discovery *d, DiscoveryFeedFunc feed)
         if (!e)
                 return -ENOMEM;
         r = udev_enumerate_add_match_subsystem(e, "block");
-        if (r >= 0)
+        if (r >= 0 && !b->kernel)
                 r = udev_enumerate_add_match_is_initialized(e);
         if (r >= 0)
                 r = udev_enumerate_scan_devices(e);
@@ -125,7 +134,7 @@ static int udev_backend_enumerate(void *p, Discovery *d, DiscoveryFeedFunc feed)
                         udev_device_new_from_syspath(b->udev, udev_list_entry_get_name(item));
                 if (!dev)
                         continue; /* gone since the scan */
-                if (udev_device_get_is_initialized(dev) > 0) {
+                if (udev_backend_ready(b, dev)) {
                         feed(d, udev_device_get_sysname(dev));
                         n++;
                 }
@@ -151,7 +160,7 @@ static int udev_backend_convert(UdevBackend *b, struct udev_device *dev, Discove
                 a = DISCOVERY_ADD;
                 if (slash && slash[1]) {
                         /* the old name goes first; the new one follows if udev is done with it */
-                        if (udev_device_get_is_initialized(dev) > 0) {
+                        if (udev_backend_ready(b, dev)) {
                                 b->pending_add = strdup(name);
                                 if (!b->pending_add)
                                         return -ENOMEM;
@@ -160,7 +169,7 @@ static int udev_backend_convert(UdevBackend *b, struct udev_device *dev, Discove
                         name = slash + 1;
                 }
         }
-        if (a < 0 || (a != DISCOVERY_REMOVE && udev_device_get_is_initialized(dev) <= 0))
+        if (a < 0 || (a != DISCOVERY_REMOVE && !udev_backend_ready(b, dev)))
                 return 0;
         n = strdup(name);
         if (!n)
@@ -237,7 +246,7 @@ int discovery_new_with_backend(const DiscoveryBackend *ops, void *backend, Disco
         return 0;
 }
 
-int discovery_new(DiscoveryHandler handler, void *userdata, Discovery **ret) {
+static int new_udev(bool kernel, DiscoveryHandler handler, void *userdata, Discovery **ret) {
         UdevBackend *b;
 
         if (!handler || !ret)
@@ -245,7 +254,16 @@ int discovery_new(DiscoveryHandler handler, void *userdata, Discovery **ret) {
         b = calloc(1, sizeof(*b));
         if (!b)
                 return -ENOMEM;
+        b->kernel = kernel;
         return discovery_new_with_backend(&udev_backend_ops, b, handler, userdata, ret);
+}
+
+int discovery_new(DiscoveryHandler handler, void *userdata, Discovery **ret) {
+        return new_udev(false, handler, userdata, ret);
+}
+
+int discovery_new_kernel(DiscoveryHandler handler, void *userdata, Discovery **ret) {
+        return new_udev(true, handler, userdata, ret);
 }
 
 Discovery *discovery_free(Discovery *d) {

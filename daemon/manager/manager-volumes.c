@@ -301,6 +301,7 @@ void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n
                 }
         }
         count_problems(m);
+        (void) manager_dm_poll_update(m);
         m->changed |= MANAGER_CHANGED_INVENTORY;
         manager_publish(m);
 }

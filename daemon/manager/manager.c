@@ -341,13 +341,15 @@ static int arm_relative(Manager *m, sd_event_source **s, usec_t interval,
                                           handler, m);
 }
 
-#define RESCAN_NO_UDEV_USEC (2 * USEC_PER_SEC)
+/* Without any uevents (a fixture root, no netlink, a user namespace the kernel sends none to) the
+ * sysfs listing is the only way to see devices come and go, so it runs often. */
+#define RESCAN_NO_UEVENTS_USEC (2 * USEC_PER_SEC)
 
 static usec_t rescan_interval(const Manager *m) {
         usec_t u = m->config->rescan_interval_usec;
 
-        if (!m->discovery && (u == 0 || u > RESCAN_NO_UDEV_USEC))
-                return RESCAN_NO_UDEV_USEC;
+        if (!m->discovery && (u == 0 || u > RESCAN_NO_UEVENTS_USEC))
+                return RESCAN_NO_UEVENTS_USEC;
         return u;
 }
 
@@ -362,6 +364,15 @@ static int on_rescan(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+static bool has_dm_raid(const Manager *m) {
+        Volume *v;
+
+        INVENTORY_FOREACH(v, m->inventory)
+        if (v->dm_target && strcmp(v->dm_target, "raid") == 0)
+                return true;
+        return false;
+}
+
 static int on_dm_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
         int r;
@@ -373,13 +384,29 @@ static int on_dm_poll(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+/* dm-raid sends no uevent when a leg fails or a resync moves on, so its status is polled, but
+ * only while such a volume exists: an idle daemon without one has no timer for it. A volume
+ * appearing or going is a uevent (or the rescan), which calls this again. */
+int manager_dm_poll_update(Manager *m) {
+        usec_t u = m->config->dm_poll_interval_usec;
+
+        if (!has_dm_raid(m)) {
+                m->dm_timer = sd_event_source_disable_unref(m->dm_timer);
+                return 0;
+        }
+        if (m->dm_timer && sd_event_source_get_enabled(m->dm_timer, NULL) > 0)
+                return 0; /* running: a change set does not postpone it */
+        return arm_relative(m, &m->dm_timer, u, on_dm_poll);
+}
+
 void manager_apply_config(Manager *m) {
         int r;
 
         r = arm_relative(m, &m->rescan_timer, rescan_interval(m), on_rescan);
         if (r < 0)
                 log_warning_errno(r, "Failed to arm the rescan timer: %m, ignoring");
-        r = arm_relative(m, &m->dm_timer, m->config->dm_poll_interval_usec, on_dm_poll);
+        m->dm_timer = sd_event_source_disable_unref(m->dm_timer); /* at the new interval */
+        r = manager_dm_poll_update(m);
         if (r < 0)
                 log_warning_errno(r, "Failed to arm the dm-raid poll: %m, ignoring");
         manager_schedule_apply(m);
@@ -398,6 +425,49 @@ static int dir_from_env(const char *opt, const char *env, const char *def, char 
         return *ret ? 0 : -ENOMEM;
 }
 
+/* Whether the kernel's uevents reach this process at all: it broadcasts them only into network
+ * namespaces owned by the initial user namespace, so a process in another user namespace (a
+ * rootless container) hears nothing. An identity uid map is the initial one. */
+static bool uevents_reach_us(void) {
+        _cleanup_free_ char *text = NULL;
+        unsigned long a, b, n;
+        size_t len;
+
+        if (read_full_file_at(AT_FDCWD, "/proc/self/uid_map", &text, &len) < 0)
+                return true; /* no user namespaces: the initial one */
+        return sscanf(text, "%lu %lu %lu", &a, &b, &n) == 3 && a == 0 && b == 0 &&
+               n == 4294967295UL;
+}
+
+/* Device events: udev's, once udevd has processed a device; without udevd the kernel's own (no
+ * udevd needed for those), so an idle daemon sleeps until the kernel says something changed and
+ * the rescan is the slow safety net either way. No events at all (fixture root, no netlink):
+ * m->discovery stays NULL and the rescan runs every RESCAN_NO_UEVENTS_USEC. */
+static void setup_discovery(Manager *m) {
+        int r;
+
+        if (!inventory_is_live(m->inventory))
+                return;
+        m->udev_running = access("/run/udev/control", F_OK) == 0;
+        if (m->udev_running)
+                r = discovery_new(discovery_inventory_queue_handler, m->inventory, &m->discovery);
+        else if (uevents_reach_us())
+                r = discovery_new_kernel(discovery_inventory_queue_handler, m->inventory,
+                                         &m->discovery);
+        else
+                r = -ENETUNREACH;
+        if (r >= 0)
+                r = discovery_start(m->discovery);
+        if (r >= 0)
+                r = discovery_attach_event(m->discovery, m->event);
+        if (r < 0) {
+                log_notice_errno(r, "No device events (%m); new volumes are found by the rescan "
+                                    "timer.");
+                m->discovery = discovery_free(m->discovery);
+        } else
+                log_debug("Device events from %s.", m->udev_running ? "udev" : "the kernel");
+}
+
 static int setup_inventory(Manager *m) {
         int r;
 
@@ -406,22 +476,7 @@ static int setup_inventory(Manager *m) {
                 return log_error_errno(r, "Failed to open root %s: %m", m->root);
         m->controller_flags = controller_lookup_flags_from_env(getenv(CONTROLLER_TEST_ENV));
         inventory_set_controller_flags(m->inventory, m->controller_flags);
-        /* Without a running udevd (containers, this kind of test host) the udev monitor hears
-         * nothing: the rescan timer is then the only way to see devices come and go, so it runs
-         * often (manager_rescan_interval()). */
-        m->udev_running = access("/run/udev/control", F_OK) == 0;
-        if (inventory_is_live(m->inventory) && m->udev_running) {
-                r = discovery_new(discovery_inventory_queue_handler, m->inventory, &m->discovery);
-                if (r >= 0)
-                        r = discovery_start(m->discovery);
-                if (r >= 0)
-                        r = discovery_attach_event(m->discovery, m->event);
-                if (r < 0) {
-                        log_notice_errno(r, "No udev events (%m); new volumes are found by the "
-                                            "rescan timer.");
-                        m->discovery = discovery_free(m->discovery);
-                }
-        }
+        setup_discovery(m);
         /* Also without udev's database (no udevd, devices not initialised): the sysfs listing
          * is the coldplug's safety net. */
         r = inventory_queue_rescan(m->inventory);

@@ -69,16 +69,23 @@ typedef struct DiscoveryBackend {
         void (*free)(void *backend);
 } DiscoveryBackend;
 
-/* New, not yet started, over libudev. Returns 0 or -ENOMEM. */
+/* New, not yet started, over libudev: udev-processed events of initialised devices. Returns 0 or
+ * -ENOMEM. */
 int discovery_new(DiscoveryHandler handler, void *userdata, Discovery **ret);
+
+/* The same over the kernel's own uevents (libudev's "kernel" netlink group), for a system without
+ * udevd: nobody initialises devices there, so every device and event counts, as soon as the
+ * kernel sends it. No udevd is needed for these. Returns as discovery_new(). */
+int discovery_new_kernel(DiscoveryHandler handler, void *userdata, Discovery **ret);
 
 /* New over an injected backend (`ops` is copied; `backend` is owned from now on, released through
  * ops->free, also on failure). Returns 0 or -EINVAL/-ENOMEM. */
 int discovery_new_with_backend(const DiscoveryBackend *ops, void *backend, DiscoveryHandler handler,
                                void *userdata, Discovery **ret);
 
-/* Enable the monitor (netlink, udev-processed events, subsystem block), then enumerate and feed
- * every initialised block device as DISCOVERY_ADD. Returns 0 or -errno (e.g.
+/* Enable the monitor (netlink: udev-processed or kernel events, subsystem block), then enumerate
+ * and feed every initialised block device (every one, for discovery_new_kernel()) as
+ * DISCOVERY_ADD. Returns 0 or -errno (e.g.
  * -EPERM/-EPROTONOSUPPORT when netlink is unavailable); on failure nothing stays enabled. */
 int discovery_start(Discovery *d);
 

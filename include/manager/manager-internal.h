@@ -12,6 +12,8 @@
 
 /* manager.c */
 void manager_apply_config(Manager *m);
+/* Arm the dm-raid status poll while the inventory holds a dm-raid volume, drop it otherwise. */
+int manager_dm_poll_update(Manager *m);
 void manager_state_load(Manager *m); /* $STATE_DIRECTORY/probes.json, once at start */
 void manager_state_save(Manager *m); /* after every run and at exit; failures logged once */
 

@@ -112,7 +112,7 @@ struct Manager {
 
         /* the live inventory and what keeps it current */
         Inventory *inventory;
-        Discovery *discovery; /* NULL without udev (fixture root, no udevd, no netlink) */
+        Discovery *discovery; /* udev or kernel uevents; NULL: none (fixture root, no netlink) */
         bool udev_running;    /* /run/udev/control exists */
         MdMonitor *md_monitor;
         sd_event_source *rescan_timer, *dm_timer;
