@@ -5,6 +5,7 @@
  * 1 usage, 2 start refused (bad config, loop setup). */
 
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 
 #include "basic/log.h"
@@ -29,6 +30,17 @@ static int help(void) {
                SYSCONFDIR, PKGRUNDIR, PKGSTATEDIR, HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT,
                HTTP_DEFAULT_PORT);
         return 0;
+}
+
+/* The daemon is small and mostly asleep: one malloc arena for its few threads (the loop, the HTTP
+ * thread, a CLI worker now and then) instead of one per thread, and memory freed after a render
+ * (the snapshot's bodies are tens of KiB, rendered again at every change) goes back to the kernel
+ * instead of staying in the heap: a fixed mmap threshold (a dynamic one climbs after the first
+ * large free and keeps later bodies in the heap) and a low trim threshold. */
+static void setup_malloc(void) {
+        (void) mallopt(M_ARENA_MAX, 1);
+        (void) mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+        (void) mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 }
 
 int main(int argc, char **argv) {
@@ -103,6 +115,7 @@ int main(int argc, char **argv) {
         }
 
         o.listen = n_listen > 0 ? listen : NULL;
+        setup_malloc();
         r = manager_new(&o, &m);
         if (r < 0)
                 return 2;

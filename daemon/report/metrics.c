@@ -743,6 +743,7 @@ int metrics_render(const ReportInput *in, MetricsFormat f, char **ret, size_t *r
         _cleanup_free_ Volume **vols = NULL;
         _cleanup_free_ const ReportProbe **probes = NULL, **sorted = NULL;
         MetricsWriter w = { .format = f };
+        char *fit;
         Ctx c = { .in = in, .w = &w };
         size_t n_total, n_sorted = 0;
         Volume *v;
@@ -791,6 +792,8 @@ int metrics_render(const ReportInput *in, MetricsFormat f, char **ret, size_t *r
         }
         if (ret_size)
                 *ret_size = w.size;
-        *ret = w.buf;
+        /* grown by doubling: up to half of it unused, for as long as the snapshot lives */
+        fit = realloc(w.buf, w.size + 1);
+        *ret = fit ?: w.buf;
         return 0;
 }

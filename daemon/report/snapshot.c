@@ -30,7 +30,7 @@ struct Snapshot {
 int snapshot_gzip(const void *data, size_t size, void **ret, size_t *ret_size) {
         z_stream z = {};
         uLong bound;
-        void *out;
+        void *out, *fit;
         int r;
 
         if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
@@ -52,7 +52,10 @@ int snapshot_gzip(const void *data, size_t size, void **ret, size_t *ret_size) {
                 free(out);
                 return -ENOBUFS;
         }
-        *ret = out;
+        /* the bound is about the input's size, the result a tenth of it: a snapshot lives until
+         * the next change, so it keeps only what it uses */
+        fit = realloc(out, z.total_out ?: 1);
+        *ret = fit ?: out;
         *ret_size = z.total_out;
         return 0;
 }
