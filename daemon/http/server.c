@@ -15,7 +15,14 @@
  *
  * Limits (all per server, from HttpServerOptions): connections in total and per client address,
  * memory per connection (which bounds the request line and headers: MHD answers 414 or 431
- * beyond it), an idle timeout per connection; request bodies are never read (only GET/HEAD). */
+ * beyond it), an idle timeout per connection; request bodies are never read (only GET/HEAD).
+ *
+ * Started late on request (HttpServerOptions.lazy): the sockets are bound at once (a port in use
+ * is reported at start), but libmicrohttpd is loaded and its threads started only when the
+ * owner says so, at the first connection waiting on a socket. A daemon nobody scrapes then holds
+ * neither the library nor a thread; the first client waits in the backlog for the few
+ * milliseconds of the load, never on anything else. With TLS the start is at once: a bad
+ * certificate must fail the start, not the first scrape. */
 
 #include <arpa/inet.h>
 #include <crypt.h>
@@ -32,6 +39,7 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "http/mhd-api.h"
 #include "http/request.h"
 #include "http/server.h"
 #include "http/web-assets.h"
@@ -46,10 +54,13 @@ typedef struct Listener {
         char address[INET6_ADDRSTRLEN + 16];
 } Listener;
 
+static const MhdApi *mhd; /* set by the first start; the process keeps the library */
+
 struct HttpServer {
         Listener *listeners;
         size_t n_listeners;
-        bool tls;
+        bool tls, started;
+        HttpServerOptions options; /* the limits, for a late start (the pointers cleared) */
 
         pthread_mutex_t lock; /* guards snapshot and auth_cached */
         Snapshot *snapshot;
@@ -113,23 +124,23 @@ int http_password_verify(const char *password, const char *hash) {
 /* ---- responses ------------------------------------------------------------------------- */
 
 static void add_common_headers(HttpServer *h, struct MHD_Response *resp) {
-        (void) MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-        (void) MHD_add_response_header(resp, "Cache-Control", "no-store");
+        (void) mhd->add_response_header(resp, "X-Content-Type-Options", "nosniff");
+        (void) mhd->add_response_header(resp, "Cache-Control", "no-store");
         if (h->tls)
-                (void) MHD_add_response_header(resp, "Strict-Transport-Security",
-                                               "max-age=31536000");
+                (void) mhd->add_response_header(resp, "Strict-Transport-Security",
+                                                "max-age=31536000");
 }
 
 static void add_page_headers(struct MHD_Response *resp) {
-        (void) MHD_add_response_header(resp, "Content-Security-Policy",
-                                       "default-src 'none'; script-src 'self'; style-src 'self'; "
-                                       "img-src 'self' data:; connect-src 'self'; "
-                                       "base-uri 'none'; form-action 'none'; "
-                                       "frame-ancestors 'none'");
-        (void) MHD_add_response_header(resp, "X-Frame-Options", "DENY");
-        (void) MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
-        (void) MHD_add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
-        (void) MHD_add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
+        (void) mhd->add_response_header(resp, "Content-Security-Policy",
+                                        "default-src 'none'; script-src 'self'; style-src 'self'; "
+                                        "img-src 'self' data:; connect-src 'self'; "
+                                        "base-uri 'none'; form-action 'none'; "
+                                        "frame-ancestors 'none'");
+        (void) mhd->add_response_header(resp, "X-Frame-Options", "DENY");
+        (void) mhd->add_response_header(resp, "Referrer-Policy", "no-referrer");
+        (void) mhd->add_response_header(resp, "Cross-Origin-Opener-Policy", "same-origin");
+        (void) mhd->add_response_header(resp, "Cross-Origin-Resource-Policy", "same-origin");
 }
 
 static enum MHD_Result queue(HttpServer *h, struct MHD_Connection *c, unsigned status,
@@ -140,10 +151,10 @@ static enum MHD_Result queue(HttpServer *h, struct MHD_Connection *c, unsigned s
                 return MHD_NO;
         add_common_headers(h, resp);
         if (status == MHD_HTTP_UNAUTHORIZED)
-                ret = MHD_queue_basic_auth_fail_response(c, REALM, resp);
+                ret = mhd->queue_basic_auth_fail_response(c, REALM, resp);
         else
-                ret = MHD_queue_response(c, status, resp);
-        MHD_destroy_response(resp);
+                ret = mhd->queue_response(c, status, resp);
+        mhd->destroy_response(resp);
         return ret;
 }
 
@@ -151,14 +162,15 @@ static enum MHD_Result reply_text(HttpServer *h, struct MHD_Connection *c, unsig
                                   const char *text) {
         struct MHD_Response *resp;
 
-        resp = MHD_create_response_from_buffer(strlen(text), (void *) text, MHD_RESPMEM_PERSISTENT);
+        resp = mhd->create_response_from_buffer(strlen(text), (void *) text,
+                                                MHD_RESPMEM_PERSISTENT);
         if (!resp)
                 return MHD_NO;
-        (void) MHD_add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
+        (void) mhd->add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
         if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-                (void) MHD_add_response_header(resp, "Allow", "GET, HEAD");
+                (void) mhd->add_response_header(resp, "Allow", "GET, HEAD");
         if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-                (void) MHD_add_response_header(resp, "Retry-After", "1");
+                (void) mhd->add_response_header(resp, "Retry-After", "1");
         return queue(h, c, status, resp);
 }
 
@@ -182,27 +194,27 @@ static enum MHD_Result reply_body(HttpServer *h, struct MHD_Connection *c, Snaps
                                   const char *vary) {
         struct MHD_Response *resp;
 
-        resp = MHD_create_response_from_buffer_with_free_callback_cls(
+        resp = mhd->create_response_from_buffer_with_free_callback_cls(
                 gzip ? b->gzip_size : b->size, (void *) (gzip ? b->gzip : b->data), unref_snapshot,
                 s);
         if (!resp) {
                 snapshot_unref(s);
                 return MHD_NO;
         }
-        (void) MHD_add_response_header(resp, "Content-Type", content_type);
+        (void) mhd->add_response_header(resp, "Content-Type", content_type);
         if (gzip)
-                (void) MHD_add_response_header(resp, "Content-Encoding", "gzip");
-        (void) MHD_add_response_header(resp, "Vary", vary);
+                (void) mhd->add_response_header(resp, "Content-Encoding", "gzip");
+        (void) mhd->add_response_header(resp, "Vary", vary);
         return queue(h, c, MHD_HTTP_OK, resp);
 }
 
 static enum MHD_Result reply_asset(HttpServer *h, struct MHD_Connection *c, const WebAsset *a) {
         struct MHD_Response *resp;
 
-        resp = MHD_create_response_from_buffer(a->size, (void *) a->data, MHD_RESPMEM_PERSISTENT);
+        resp = mhd->create_response_from_buffer(a->size, (void *) a->data, MHD_RESPMEM_PERSISTENT);
         if (!resp)
                 return MHD_NO;
-        (void) MHD_add_response_header(resp, "Content-Type", a->content_type);
+        (void) mhd->add_response_header(resp, "Content-Type", a->content_type);
         add_page_headers(resp);
         return queue(h, c, MHD_HTTP_OK, resp);
 }
@@ -232,7 +244,7 @@ static size_t unescape_path(void *cls, struct MHD_Connection *c, char *uri) {
 
 /* 1 authorised, 0 not, -errno. */
 static int check_auth(HttpServer *h, struct MHD_Connection *c) {
-        const char *header = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+        const char *header = mhd->lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
         char *user, *pass = NULL;
         int r = 0;
 
@@ -245,15 +257,15 @@ static int check_auth(HttpServer *h, struct MHD_Connection *c) {
         if (r)
                 return 1;
 
-        user = MHD_basic_auth_get_username_password(c, &pass);
+        user = mhd->basic_auth_get_username_password(c, &pass);
         if (user && pass && secure_streq(h->auth_user, user))
                 r = http_password_verify(pass, h->auth_hash);
         if (pass) {
                 explicit_bzero(pass, strlen(pass));
-                MHD_free(pass);
+                mhd->free(pass);
         }
         if (user)
-                MHD_free(user);
+                mhd->free(user);
         if (r > 0) {
                 char *copy = strdup(header);
                 pthread_mutex_lock(&h->lock);
@@ -271,7 +283,7 @@ static int check_auth(HttpServer *h, struct MHD_Connection *c) {
 static enum MHD_Result reply_snapshot(HttpServer *h, struct MHD_Connection *c, Snapshot *s,
                                       HttpRoute route, const char *arg) {
         bool gzip = http_accept_gzip(
-                MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
+                mhd->lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
         const SnapshotBody *b = NULL;
         const char *type = "application/json";
         const char *vary = "Accept-Encoding";
@@ -279,7 +291,7 @@ static enum MHD_Result reply_snapshot(HttpServer *h, struct MHD_Connection *c, S
         switch (route) {
         case HTTP_ROUTE_METRICS: {
                 MetricsFormat f = http_accept_metrics_format(
-                        MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
+                        mhd->lookup_connection_value(c, MHD_HEADER_KIND, "Accept"));
                 b = snapshot_body(s, f == METRICS_FORMAT_OPENMETRICS ? SNAPSHOT_METRICS_OPENMETRICS
                                                                      : SNAPSHOT_METRICS_PROMETHEUS);
                 type = metrics_format_content_type(f);
@@ -410,8 +422,8 @@ static int bind_one(const char *spec, int *ret_fd, char **ret_error) {
         return 0;
 }
 
-static int start_listener(HttpServer *h, const HttpServerOptions *o, Listener *l,
-                          char **ret_error) {
+static int start_listener(HttpServer *h, Listener *l, char **ret_error) {
+        const HttpServerOptions *o = &h->options;
         struct MHD_OptionItem opts[16];
         size_t n = 0;
         unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
@@ -436,8 +448,8 @@ static int start_listener(HttpServer *h, const HttpServerOptions *o, Listener *l
         }
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
-        l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
-                                     MHD_OPTION_END);
+        l->daemon = mhd->start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
+                                      MHD_OPTION_END);
         if (!l->daemon)
                 return fail(ret_error, -EIO, "libmicrohttpd failed to start on %s", l->address);
         return 0;
@@ -456,8 +468,6 @@ int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_err
                 return fail(ret_error, -EINVAL, "basic auth needs both a user and a hash");
         if (!!o->tls_cert_file != !!o->tls_key_file)
                 return fail(ret_error, -EINVAL, "TLS needs both a certificate and a key");
-        if (o->tls_cert_file && !MHD_is_feature_supported(MHD_FEATURE_TLS))
-                return fail(ret_error, -EOPNOTSUPP, "libmicrohttpd was built without TLS");
         if (o->auth_hash) {
                 r = http_password_verify("", o->auth_hash);
                 if (r < 0)
@@ -469,6 +479,11 @@ int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_err
         if (!h)
                 return -ENOMEM;
         pthread_mutex_init(&h->lock, NULL);
+        h->options = *o;
+        h->options.listen = NULL;
+        h->options.fds = NULL;
+        h->options.tls_cert_file = h->options.tls_key_file = NULL;
+        h->options.auth_user = h->options.auth_hash = NULL;
         if (o->auth_user &&
             (!(h->auth_user = strdup(o->auth_user)) || !(h->auth_hash = strdup(o->auth_hash))))
                 return -ENOMEM;
@@ -503,13 +518,51 @@ int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_err
                 h->n_listeners++;
                 format_address(l->fd, l->address, sizeof(l->address));
         }
-        for (size_t i = 0; i < h->n_listeners; i++) {
-                r = start_listener(h, o, &h->listeners[i], ret_error);
+        if (!o->lazy || h->tls) {
+                r = http_server_start(h, ret_error);
                 if (r < 0)
                         return r;
         }
         *ret = TAKE_PTR(h);
         return 0;
+}
+
+int http_server_start(HttpServer *h, char **ret_error) {
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        if (!h)
+                return -EINVAL;
+        if (h->started)
+                return 0;
+        r = mhd_api_load(&mhd, &error);
+        if (r < 0)
+                return fail(ret_error, r, "cannot load libmicrohttpd (%s)", error ?: "?");
+        if (h->tls && !mhd->is_feature_supported(MHD_FEATURE_TLS))
+                return fail(ret_error, -EOPNOTSUPP, "libmicrohttpd was built without TLS");
+        for (size_t i = 0; i < h->n_listeners; i++) {
+                r = start_listener(h, &h->listeners[i], ret_error);
+                if (r < 0) {
+                        for (size_t k = 0; k < i; k++) {
+                                mhd->stop_daemon(h->listeners[k].daemon); /* closes it */
+                                h->listeners[k].daemon = NULL;
+                                h->listeners[k].fd = -EBADF;
+                        }
+                        return r;
+                }
+        }
+        h->started = true;
+        return 0;
+}
+
+bool http_server_started(const HttpServer *h) {
+        return h && h->started;
+}
+
+int http_server_listen_fd(const HttpServer *h, size_t i) {
+        if (!h || i >= h->n_listeners)
+                return -EINVAL;
+        return h->listeners[i].fd;
 }
 
 void http_server_set_snapshot(HttpServer *h, Snapshot *s) {
@@ -542,7 +595,7 @@ HttpServer *http_server_free(HttpServer *h) {
                 return NULL;
         for (size_t i = 0; i < h->n_listeners; i++) {
                 if (h->listeners[i].daemon)
-                        MHD_stop_daemon(h->listeners[i].daemon); /* closes the socket */
+                        mhd->stop_daemon(h->listeners[i].daemon); /* closes the socket */
                 else if (h->listeners[i].fd >= 0)
                         close(h->listeners[i].fd);
         }

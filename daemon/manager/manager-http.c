@@ -4,11 +4,17 @@
  * after every manager_publish() turn the Manager's records into a ReportInput, build a new
  * Snapshot (report/snapshot.h: every body rendered and compressed once, here, on the loop) and
  * hand it to the server's thread. The endpoint is optional: when it cannot bind, the daemon logs
- * a warning and keeps monitoring. */
+ * a warning and keeps monitoring.
+ *
+ * Nothing of this before the first client: the sockets are bound at start, then the loop watches
+ * them, and the first connection waiting there renders the first snapshot and starts the server
+ * (which loads libmicrohttpd, http/mhd-api.h), which then accepts it. An idle daemon nobody
+ * scrapes holds no snapshot, no HTTP thread and no libmicrohttpd/GnuTLS. */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <systemd/sd-daemon.h>
 
 #include "basic/log.h"
@@ -148,13 +154,11 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
         return snapshot_build(&in, ++m->http_generation, ret);
 }
 
-static void on_publish(Manager *m, unsigned changed, void *userdata) {
+static void render(Manager *m) {
         _cleanup_(snapshot_unrefp) Snapshot *s = NULL;
         usec_t t0;
         int r;
 
-        if (!m->http)
-                return;
         t0 = now(CLOCK_MONOTONIC);
         r = build_snapshot(m, &s);
         if (r < 0) {
@@ -164,6 +168,57 @@ static void on_publish(Manager *m, unsigned changed, void *userdata) {
         }
         m->http_render_usec = now(CLOCK_MONOTONIC) - t0;
         http_server_set_snapshot(m->http, s);
+}
+
+static void on_publish(Manager *m, unsigned changed, void *userdata) {
+        if (m->http && http_server_started(m->http))
+                render(m);
+}
+
+static void wait_free(Manager *m) {
+        for (size_t i = 0; i < m->n_http_wait; i++)
+                sd_event_source_disable_unref(m->http_wait[i]);
+        m->http_wait = mfree(m->http_wait);
+        m->n_http_wait = 0;
+}
+
+/* Render, then start: the first request finds a snapshot, not a 503. */
+static int start_now(Manager *m) {
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        wait_free(m);
+        render(m);
+        r = http_server_start(m->http, &error);
+        if (r < 0) {
+                log_warning_errno(r, "HTTP endpoint stopped: %s, ignoring", error ?: strerror(-r));
+                m->http = http_server_free(m->http);
+                return r;
+        }
+        log_debug("HTTP endpoint started at its first connection.");
+        return 0;
+}
+
+static int on_first_connection(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        (void) start_now(userdata);
+        return 0;
+}
+
+static int wait_for_first_connection(Manager *m) {
+        size_t n = http_server_n_listen(m->http);
+
+        m->http_wait = calloc(n + 1, sizeof(*m->http_wait));
+        if (!m->http_wait)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                int r = sd_event_add_io(m->event, &m->http_wait[m->n_http_wait],
+                                        http_server_listen_fd(m->http, i), EPOLLIN,
+                                        on_first_connection, m);
+                if (r < 0)
+                        return r;
+                m->n_http_wait++;
+        }
+        return 0;
 }
 
 /* Sockets passed by systemd for HTTP: the stream sockets of family AF_INET/AF_INET6. The
@@ -201,6 +256,7 @@ int manager_http_setup(Manager *m) {
                 .tls_key_file = c->http_tls_key,
                 .auth_user = c->http_user,
                 .auth_hash = c->http_password_hash,
+                .lazy = true,
         };
         r = http_server_new(&o, &m->http, &error);
         if (r < 0) {
@@ -217,11 +273,15 @@ int manager_http_setup(Manager *m) {
         r = manager_add_publish_hook(m, on_publish, NULL);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the HTTP publish hook: %m");
-        on_publish(m, MANAGER_CHANGED_INVENTORY, NULL);
+        if (http_server_started(m->http))
+                render(m); /* TLS: started at once */
+        else if (wait_for_first_connection(m) < 0)
+                (void) start_now(m); /* cannot watch: serve at once, as before */
         return 0;
 }
 
 void manager_http_free(Manager *m) {
+        wait_free(m);
         m->http = http_server_free(m->http);
         m->http_listen = strv_free(m->http_listen);
 }

@@ -11,7 +11,8 @@
  *
  * Threading: libmicrohttpd runs its own thread per listening socket; the owner's thread (the
  * daemon's sd-event loop) only ever calls http_server_set_snapshot(), which swaps a pointer
- * under a mutex held for a few instructions. See server.c for why not the sd-event loop. */
+ * under a mutex held for a few instructions, and http_server_start() once. See server.c for
+ * why not the sd-event loop. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,14 +36,26 @@ typedef struct HttpServerOptions {
         const char *tls_key_file;
         const char *auth_user; /* basic auth: both or neither */
         const char *auth_hash; /* crypt(5) hash of the password */
+        bool lazy;             /* bind now, serve from http_server_start() on (not with TLS) */
 } HttpServerOptions;
 
 typedef struct HttpServer HttpServer;
 
-/* Bind (unless fds are given), then start serving. With neither listen nor fds the default
+/* Bind (unless fds are given), then start serving (a lazy one without TLS: at
+ * http_server_start()). With neither listen nor fds the default
  * "*:HTTP_DEFAULT_PORT". Returns 0, or -errno with *ret_error (optional) a malloc'd message
  * naming what failed ("bind [::]:9977: Address already in use"). */
 int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_error);
+
+/* Load libmicrohttpd and start serving, when a lazy server was made; harmless when started.
+ * Until then connections wait in the sockets' backlog: the owner watches http_server_listen_fd()
+ * for EPOLLIN and calls this then (from its own thread; it never blocks on a client). Returns 0
+ * or -errno with *ret_error as http_server_new(). */
+int http_server_start(HttpServer *h, char **ret_error);
+bool http_server_started(const HttpServer *h) _pure_;
+
+/* The i-th listening socket (owned by the server), or -EINVAL. */
+int http_server_listen_fd(const HttpServer *h, size_t i) _pure_;
 
 /* Serve s from now on (takes a reference; NULL serves 503 again). Thread-safe, never blocks
  * beyond a short mutex. The previous snapshot is released once its last response is sent. */

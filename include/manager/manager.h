@@ -145,6 +145,8 @@ struct Manager {
 
         /* the HTTP endpoint (manager-http.c): NULL when disabled or when it could not start */
         HttpServer *http;
+        sd_event_source **http_wait; /* EPOLLIN on its sockets until the first connection */
+        size_t n_http_wait;
         char **http_listen;       /* --listen, overrides [HTTP] Listen= (NULL-terminated) */
         uint64_t http_generation; /* snapshots built */
         usec_t http_render_usec;  /* what the last snapshot build took */

@@ -3,7 +3,9 @@
 """A real Prometheus (Debian's prometheus) scraping a real storpulsed on loopback: storpulsed runs
 over the md-raid1-recover fixture root with --listen 127.0.0.1:0, Prometheus scrapes it every
 second, and its HTTP API must then return our series (the degraded md0, the recover progress,
-the build info) with up == 1. Usage: http-prometheus.py STORPULSED"""
+the build info) with up == 1. Before that, the lazy start: libmicrohttpd is not loaded (nor an
+HTTP thread started) until the first connection, and that first request is answered in full (no
+503 while it starts). Usage: http-prometheus.py STORPULSED"""
 import json
 import os
 import re
@@ -64,6 +66,24 @@ with tempfile.TemporaryDirectory() as d:
     if addr is None:
         daemon.kill()
         lib.done()
+
+    def mapped():
+        with open(f"/proc/{daemon.pid}/maps") as f:
+            return "libmicrohttpd" in f.read()
+
+    time.sleep(0.5)  # a late start would have happened by now
+    ok(not mapped(), "no libmicrohttpd in the daemon before its first connection")
+    ok(len(os.listdir(f"/proc/{daemon.pid}/task")) == 1, "no HTTP thread before it either")
+    t0 = time.time()
+    try:
+        with urllib.request.urlopen(f"http://{addr}/metrics", timeout=10) as r:
+            first = (r.status, r.read().decode())
+    except OSError as e:
+        first = (str(e), "")
+    ok(first[0] == 200 and "storpulse_build_info" in first[1],
+       f"the first request is answered with the metrics ({first[0]}, "
+       f"{(time.time() - t0) * 1000:.0f} ms)")
+    ok(mapped(), "libmicrohttpd loaded by the first connection")
 
     pport = free_port()
     cfg = os.path.join(d, "prometheus.yml")
