@@ -275,8 +275,10 @@ int manager_perf_setup(Manager *m) {
                 if (r == -EPROTONOSUPPORT)
                         p->state_fd = safe_close(p->state_fd);
         }
+        /* a twentieth of slack, so the tick wakes the loop together with its other slow timers */
         r = sd_event_add_time_relative(m->event, &p->tick, CLOCK_MONOTONIC,
-                                       m->config->detect_stat_interval_usec, 0, on_tick, p);
+                                       m->config->detect_stat_interval_usec,
+                                       m->config->detect_stat_interval_usec / 20, on_tick, p);
         if (r >= 0)
                 r = manager_add_publish_hook(m, on_publish, p);
         if (r < 0) {
@@ -304,6 +306,8 @@ void manager_perf_apply(Manager *m) {
         if (p->tick) {
                 (void) sd_event_source_set_time_relative(p->tick,
                                                          m->config->detect_stat_interval_usec);
+                (void) sd_event_source_set_time_accuracy(p->tick,
+                                                         m->config->detect_stat_interval_usec / 20);
                 (void) sd_event_source_set_enabled(p->tick, SD_EVENT_ONESHOT);
         }
 }

@@ -348,6 +348,8 @@ static bool array_name_ok(const char *name) {
                strcmp(name, "..") != 0 && strlen(name) < 200;
 }
 
+static void safety_net_wake(MdWatch *w);
+
 int md_watch_add(MdWatch *w, const char *array) {
         static const struct {
                 const char *path;
@@ -407,6 +409,7 @@ int md_watch_add(MdWatch *w, const char *array) {
         arr->pending_added = true;
         w->arrays[w->n_arrays++] = TAKE_PTR(arr);
         schedule_dispatch(w);
+        safety_net_wake(w);
         return 1;
 }
 
@@ -493,6 +496,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         MdWatch *w = userdata;
 
         (void) md_watch_recheck(w);
+        if (!w->discover && w->n_arrays == 0)
+                return 0; /* nothing to re-read: off until an array is added (safety_net_wake()) */
         (void) sd_event_source_set_time_relative(s, w->interval);
         (void) sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
         return 0;
@@ -555,8 +560,9 @@ static int setup_timer(MdWatch *w) {
                 return 0;
         }
         if (!w->timer) {
-                r = sd_event_add_time_relative(w->event, &w->timer, CLOCK_MONOTONIC, w->interval, 0,
-                                               on_timer, w);
+                /* a twentieth of slack: coalesced with the daemon's other slow timers */
+                r = sd_event_add_time_relative(w->event, &w->timer, CLOCK_MONOTONIC, w->interval,
+                                               w->interval / 20, on_timer, w);
                 if (r < 0)
                         return r;
                 (void) sd_event_source_set_description(w->timer, "md-watch-safety-net");
@@ -566,6 +572,12 @@ static int setup_timer(MdWatch *w) {
         if (r < 0)
                 return r;
         return sd_event_source_set_enabled(w->timer, SD_EVENT_ONESHOT);
+}
+
+static void safety_net_wake(MdWatch *w) {
+        if (w->timer && w->interval > 0 && w->interval != USEC_INFINITY &&
+            sd_event_source_get_enabled(w->timer, NULL) == 0)
+                (void) setup_timer(w);
 }
 
 int md_watch_set_interval(MdWatch *w, usec_t interval_usec) {

@@ -241,6 +241,28 @@ int main(void) {
         is_str(log_buf, "changed:md2:01", "interval on: change seen");
         w2 = md_watch_free(w2);
 
+        /* Nothing watched and no discovery: after one pass the safety net sleeps (an idle daemon
+         * without md arrays has no timer for it), and the first array added wakes it again. */
+        log_reset();
+        is_int(md_watch_new(e, root, 20 * USEC_PER_MSEC, false, handler, NULL, &w2), 0,
+               "md_watch_new, 20 ms, nothing watched");
+        run_for(e, 10);
+        {
+                int dispatched = 0;
+
+                for (int i = 0; i < 5; i++)
+                        dispatched += sd_event_run(e, 30 * USEC_PER_MSEC) > 0;
+                is_int(dispatched, 0, "no array: nothing wakes the loop");
+        }
+        make_array(root, "md3", NULL);
+        is_int(md_watch_add(w2, "md3"), 1, "add md3");
+        run_until_report(e);
+        log_reset();
+        put(root, "sys/class/block/md3/md/array_state", "broken\n");
+        run_until_report(e);
+        is_str(log_buf, "changed:md3:01", "the added array woke the safety net");
+        w2 = md_watch_free(w2);
+
         /* A real kernfs file (this kernel has no md, so any block device's "ro" stands in for
          * array_state): it must be registered for EPOLLPRI, and a registered attribute that does
          * not change must not wake the loop (kernfs only reports a change since the last read). */
