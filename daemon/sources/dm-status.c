@@ -6,8 +6,14 @@
  * and the ioctl then cannot hand back another device's table. Status is taken with
  * dm_task_no_flush() so a status query never flushes (and waits on) outstanding I/O. Text is
  * rendered exactly as `dmsetup status|table NAME` prints it, so the dm parsers see the same
- * lines live and in fixtures. */
+ * lines live and in fixtures.
+ *
+ * libdevmapper is dlopen()ed at the first query of a dm device, not linked: with libselinux and
+ * pcre2 below it that is 0.35 MiB resident in every process of the package, and most hosts
+ * watched have no dm volume at all. The table holds the few functions used here; the headers
+ * still come from the -dev package, so the types are checked at build time. */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -20,6 +26,7 @@
 #include <string.h>
 
 #include "basic/string-table.h"
+#include "config.h"
 #include "sources/dm-status.h"
 #include "basic/fileio.h"
 #include "basic/macro.h"
@@ -41,17 +48,58 @@ static void dm_log_quiet(int level, const char *file, int line, int dm_errno_or_
 }
 
 /* libdevmapper's log handler is process-global state: set it once, not on every query. */
-static void dm_log_init_once(void) {
-        dm_log_with_errno_init(dm_log_quiet);
+static struct {
+        typeof(dm_log_with_errno_init) *log_with_errno_init;
+        typeof(dm_task_create) *task_create;
+        typeof(dm_task_destroy) *task_destroy;
+        typeof(dm_task_set_major) *task_set_major;
+        typeof(dm_task_set_minor) *task_set_minor;
+        typeof(dm_task_no_flush) *task_no_flush;
+        typeof(dm_task_run) *task_run;
+        typeof(dm_task_get_info) *task_get_info;
+        typeof(dm_get_next_target) *get_next_target;
+} libdm;
+static int libdm_error;
+
+#define RESOLVE(h, field, symbol)                                                                  \
+        do {                                                                                       \
+                *(void **) &libdm.field = dlsym(h, #symbol);                                       \
+                ok = ok && libdm.field;                                                            \
+        } while (0)
+
+/* Once per process (never unloaded); then the quiet log handler. */
+static void libdm_load(void) {
+        void *h = dlopen(LIBDM_SONAME, RTLD_NOW | RTLD_LOCAL);
+        bool ok = true;
+
+        if (!h) {
+                libdm_error = -ELIBACC;
+                return;
+        }
+        RESOLVE(h, log_with_errno_init, dm_log_with_errno_init);
+        RESOLVE(h, task_create, dm_task_create);
+        RESOLVE(h, task_destroy, dm_task_destroy);
+        RESOLVE(h, task_set_major, dm_task_set_major);
+        RESOLVE(h, task_set_minor, dm_task_set_minor);
+        RESOLVE(h, task_no_flush, dm_task_no_flush);
+        RESOLVE(h, task_run, dm_task_run);
+        RESOLVE(h, task_get_info, dm_task_get_info);
+        RESOLVE(h, get_next_target, dm_get_next_target);
+        if (!ok) {
+                libdm_error = -ELIBBAD;
+                (void) dlclose(h);
+                return;
+        }
+        libdm.log_with_errno_init(dm_log_quiet);
 }
 
 static void dm_task_destroyp(struct dm_task **t) {
         if (*t)
-                dm_task_destroy(*t);
+                libdm.task_destroy(*t);
 }
 
 int dm_status_get_libdm(void *userdata, const DmDeviceId *id, DmQuery q, char **ret) {
-        static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+        static pthread_once_t load_once = PTHREAD_ONCE_INIT;
         __attribute__((cleanup(dm_task_destroyp))) struct dm_task *dmt = NULL;
         _cleanup_free_ char *buf = NULL;
         struct dm_info info;
@@ -68,18 +116,21 @@ int dm_status_get_libdm(void *userdata, const DmDeviceId *id, DmQuery q, char **
         if (access("/dev/mapper/control", F_OK) < 0)
                 return -ENODEV;
 
-        (void) pthread_once(&log_once, dm_log_init_once);
+        (void) pthread_once(&load_once, libdm_load);
+        if (libdm_error < 0)
+                return libdm_error;
 
-        dmt = dm_task_create(q == DM_QUERY_STATUS ? DM_DEVICE_STATUS : DM_DEVICE_TABLE);
+        dmt = libdm.task_create(q == DM_QUERY_STATUS ? DM_DEVICE_STATUS : DM_DEVICE_TABLE);
         if (!dmt)
                 return -ENOMEM;
-        if (!dm_task_set_major(dmt, (int) id->major) || !dm_task_set_minor(dmt, (int) id->minor))
+        if (!libdm.task_set_major(dmt, (int) id->major) ||
+            !libdm.task_set_minor(dmt, (int) id->minor))
                 return -EINVAL;
         if (q == DM_QUERY_STATUS)
-                (void) dm_task_no_flush(dmt);
-        if (!dm_task_run(dmt))
+                (void) libdm.task_no_flush(dmt);
+        if (!libdm.task_run(dmt))
                 return errno > 0 ? -errno : -EIO;
-        if (!dm_task_get_info(dmt, &info))
+        if (!libdm.task_get_info(dmt, &info))
                 return -EIO;
         if (!info.exists)
                 return -ENOENT;
@@ -91,7 +142,7 @@ int dm_status_get_libdm(void *userdata, const DmDeviceId *id, DmQuery q, char **
                 uint64_t start = 0, length = 0;
                 char *target = NULL, *params = NULL;
 
-                next = dm_get_next_target(dmt, next, &start, &length, &target, &params);
+                next = libdm.get_next_target(dmt, next, &start, &length, &target, &params);
                 if (!target)
                         break;
                 fprintf(f, "%" PRIu64 " %" PRIu64 " %s %s\n", start, length, target,
