@@ -15,26 +15,7 @@
 
 #include "analysis/detector.h"
 #include "tap.h"
-
-typedef struct Rng {
-        uint64_t s;
-} Rng;
-
-static uint64_t rng_next(Rng *r) {
-        uint64_t z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
-
-        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-        return z ^ (z >> 31);
-}
-
-static double rng_uniform(Rng *r) {
-        return ((double) (rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double rng_normal(Rng *r) {
-        return sqrt(-2 * log(rng_uniform(r))) * cos(2 * M_PI * rng_uniform(r));
-}
+#include "test-rng.h"
 
 static double lognormal(Rng *r, double sigma) {
         return exp(sigma * rng_normal(r));

@@ -12,28 +12,13 @@
 #include "model/histogram.h"
 #include "basic/macro.h"
 #include "tap.h"
+#include "test-rng.h"
 
 /* The bound the header documents; everything below is checked against it, and it against 1%. */
 #define REL_BOUND (1.0 / (double) (2U << HIST_SUB_BITS))
 
-/* Deterministic PRNG (splitmix64) so failures reproduce. */
-static uint64_t rng_state;
-
-static uint64_t rng_next(void) {
-        uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-        z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-        return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1). */
-static double rng_unit(void) {
-        return ((double) (rng_next() >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double rng_normal(void) {
-        return sqrt(-2.0 * log(rng_unit())) * cos(2.0 * M_PI * rng_unit());
-}
+/* Deterministic PRNG (test-rng.h) so failures reproduce. */
+static Rng rng;
 
 static int cmp_u64(const void *a, const void *b) {
         uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
@@ -192,11 +177,11 @@ static void test_rank_exact(void) {
         LatencyHistogram h;
         unsigned bad = 0, first_bad = 0;
 
-        rng_state = 7;
+        rng = (Rng){ .s = 7 };
         for (size_t i = 0; i < 100; i++)
                 v[i] = sorted[i] = i;
         for (size_t i = 99; i > 0; i--) {
-                size_t j = rng_next() % (i + 1);
+                size_t j = rng_next(&rng) % (i + 1);
                 uint64_t t = v[i];
                 v[i] = v[j];
                 v[j] = t;
@@ -237,18 +222,18 @@ static nsec_t sample(Distribution d) {
 
         switch (d) {
         case DIST_UNIFORM:
-                return 1000 + rng_next() % (10 * NSEC_PER_MSEC - 1000);
+                return 1000 + rng_next(&rng) % (10 * NSEC_PER_MSEC - 1000);
         case DIST_LOGNORMAL:
-                x = 200e3 * exp(rng_normal());
+                x = 200e3 * exp(rng_normal(&rng));
                 break;
         case DIST_BIMODAL:
-                if (rng_unit() < 0.9)
-                        x = 100e3 + 10e3 * rng_normal();
+                if (rng_uniform(&rng) < 0.9)
+                        x = 100e3 + 10e3 * rng_normal(&rng);
                 else
-                        x = 50e6 + 5e6 * rng_normal();
+                        x = 50e6 + 5e6 * rng_normal(&rng);
                 break;
         case DIST_HEAVY_TAIL:
-                x = MIN(50e3 / pow(rng_unit(), 1.0 / 1.1), 30e9);
+                x = MIN(50e3 / pow(rng_uniform(&rng), 1.0 / 1.1), 30e9);
                 break;
         case _DIST_MAX:
                 break;
@@ -259,7 +244,7 @@ static nsec_t sample(Distribution d) {
 #define N_SAMPLES 100000
 
 static void fill(Distribution d, uint64_t seed, uint64_t *v, size_t n) {
-        rng_state = seed;
+        rng = (Rng){ .s = seed };
         for (size_t i = 0; i < n; i++)
                 v[i] = sample(d);
 }
