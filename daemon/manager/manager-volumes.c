@@ -225,6 +225,7 @@ void manager_volumes_coldplug(Manager *m) {
                         continue;
                 }
                 r->seen_members = members_snapshot(v);
+                r->seen_listed = volume_is_listed(v);
                 /* a problem present at start is worth one event; a healthy start is not */
                 if (!v->hidden)
                         health_event(m, r, v, true);
@@ -234,6 +235,20 @@ void manager_volumes_coldplug(Manager *m) {
         count_problems(m);
         m->changed |= MANAGER_CHANGED_INVENTORY;
         manager_publish(m);
+}
+
+static void appeared_event(Manager *m, const Volume *v) {
+        char f[128], *fields[] = { f, NULL };
+
+        (void) snprintf(f, sizeof(f), "STORPULSE_SIZE_BYTES=%llu",
+                        (unsigned long long) v->size_bytes);
+        manager_event(m, MANAGER_EVENT_VOLUME_APPEARED, v, NULL, fields, "%s: %s appeared (%s)",
+                      v->name, volume_kind_to_string(v->kind), v->path ?: "");
+}
+
+static void vanished_event(Manager *m, const Volume *v) {
+        manager_event(m, MANAGER_EVENT_VOLUME_VANISHED, v, NULL, NULL, "%s: %s vanished", v->name,
+                      volume_kind_to_string(v->kind));
 }
 
 /* Raise what changed in v against its record: idempotent (the record remembers what the last
@@ -246,8 +261,18 @@ static void volume_changed(Manager *m, Volume *v, unsigned what) {
                 return;
         }
         if (v->hidden) {
+                r->seen_listed = false; /* folded into its LV: the LV stands for it, silently */
                 r->seen_health = v->health;
                 return;
+        }
+        /* A device node that stays while what it serves comes and goes: a loop device bound to
+         * a file and detached again (losetup -d), which the listings hide at size 0. */
+        if (volume_is_listed(v) != r->seen_listed) {
+                r->seen_listed = !r->seen_listed;
+                if (r->seen_listed)
+                        appeared_event(m, v);
+                else
+                        vanished_event(m, v);
         }
         if (what & INVENTORY_CHANGE_MEMBERS)
                 member_events(m, r, v);
@@ -273,26 +298,21 @@ void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n
                                 break;
                         }
                         r->seen_members = members_snapshot(v);
-                        if (!v->hidden) {
-                                char f[128], *fields[] = { f, NULL };
-
-                                (void) snprintf(f, sizeof(f), "STORPULSE_SIZE_BYTES=%llu",
-                                                (unsigned long long) v->size_bytes);
-                                manager_event(m, MANAGER_EVENT_VOLUME_APPEARED, v, NULL, fields,
-                                              "%s: %s appeared (%s)", v->name,
-                                              volume_kind_to_string(v->kind), v->path ?: "");
+                        r->seen_listed = volume_is_listed(v);
+                        if (r->seen_listed)
+                                appeared_event(m, v);
+                        if (!v->hidden)
                                 health_event(m, r, v, true);
-                        } else
+                        else
                                 r->seen_health = v->health;
                         break;
                 case INVENTORY_VOLUME_CHANGED:
                         volume_changed(m, v, changes[i].what);
                         break;
                 case INVENTORY_VOLUME_REMOVED:
-                        if (!v->hidden)
-                                manager_event(m, MANAGER_EVENT_VOLUME_VANISHED, v, NULL, NULL,
-                                              "%s: %s vanished", v->name,
-                                              volume_kind_to_string(v->kind));
+                        r = manager_get_volume(m, v->name);
+                        if (r && r->seen_listed)
+                                vanished_event(m, v);
                         manager_volume_drop(m, v->name);
                         break;
                 case _INVENTORY_CHANGE_TYPE_MAX:

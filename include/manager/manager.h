@@ -71,6 +71,7 @@ typedef struct ManagerVolume {
         /* what the last event saw: transitions are raised once */
         VolumeHealth seen_health;
         char **seen_members; /* "name=state" of array members at the last reading */
+        bool seen_listed;    /* volume_is_listed() at the last reading: appeared/vanished */
 
         /* probes */
         bool probing; /* a helper runs on it now */
