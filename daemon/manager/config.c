@@ -9,8 +9,6 @@
 #include <fnmatch.h>
 #include <glob.h>
 #include <ini.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,324 +17,8 @@
 #include <syslog.h>
 
 #include "basic/parse-util.h"
+#include "manager/config-internal.h"
 #include "manager/config.h"
-
-typedef struct ParseCtx ParseCtx;
-typedef int (*ConfigParser)(ParseCtx *p, const char *value, void *field, uint64_t min,
-                            uint64_t max);
-
-typedef struct ConfigKey {
-        const char *key;
-        ConfigParser parse;
-        size_t offset; /* in Config, or in Profile for profile sections */
-        uint64_t min, max;
-} ConfigKey;
-
-typedef struct ConfigSection {
-        const char *name; /* "Daemon"; for a profile "Profile" (followed by " NAME") */
-        const ConfigKey *keys;
-        bool profile; /* keys are Profile fields */
-        bool open;    /* any key accepted (reserved for another module: [HTTP]) */
-} ConfigSection;
-
-struct ParseCtx {
-        Config *c;
-        const char *file;
-        unsigned line;
-        char *error; /* the first error */
-        char seen[64][48];
-        size_t n_seen;
-        char last_section[48];
-        FILE *f;         /* the stream inih reads through our reader */
-        const char *str; /* or the string */
-};
-
-static void ctx_error(ParseCtx *p, const char *format, ...) _printf_(2, 3);
-static void ctx_error(ParseCtx *p, const char *format, ...) {
-        char msg[256];
-        va_list ap;
-
-        if (p->error)
-                return;
-        va_start(ap, format);
-        (void) vsnprintf(msg, sizeof(msg), format, ap);
-        va_end(ap);
-        if (asprintf(&p->error, "%s:%u: %s", p->file, p->line, msg) < 0)
-                p->error = NULL;
-}
-
-/* ---- value parsers ------------------------------------------------------------------------ */
-
-static int parse_usec(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        uint64_t u;
-
-        if (strcasecmp(value, "infinity") == 0 || strcmp(value, "0") == 0)
-                u = strcmp(value, "0") == 0 ? 0 : USEC_INFINITY;
-        else if (parse_sec(value, &u) < 0) {
-                ctx_error(p, "invalid time span '%s' (use e.g. 30s, 500ms, 5min)", value);
-                return -EINVAL;
-        }
-        if (u != 0 && u != USEC_INFINITY && (u < min || u > max)) { /* 0: off */
-                ctx_error(p, "time span '%s' out of range (%.3gs..%.3gs)", value,
-                          (double) min / USEC_PER_SEC, (double) max / USEC_PER_SEC);
-                return -ERANGE;
-        }
-        *(usec_t *) field = u;
-        return 0;
-}
-
-static int parse_bytes64(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        uint64_t u;
-
-        if (parse_size(value, &u) < 0) {
-                ctx_error(p, "invalid size '%s' (use e.g. 4096, 64K, 64M, 1G)", value);
-                return -EINVAL;
-        }
-        if (u < min || u > max) {
-                ctx_error(p, "size '%s' out of range (%llu..%llu bytes)", value,
-                          (unsigned long long) min, (unsigned long long) max);
-                return -ERANGE;
-        }
-        *(uint64_t *) field = u;
-        return 0;
-}
-
-static int parse_bytes32(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        uint64_t u;
-        int r = parse_bytes64(p, value, &u, min, max);
-
-        if (r < 0)
-                return r;
-        *(uint32_t *) field = (uint32_t) u;
-        return 0;
-}
-
-static int parse_uint(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        uint64_t u;
-
-        if (safe_atou64(value, &u) < 0) {
-                ctx_error(p, "invalid number '%s'", value);
-                return -EINVAL;
-        }
-        if (u < min || u > max) {
-                ctx_error(p, "number %s out of range (%llu..%llu)", value, (unsigned long long) min,
-                          (unsigned long long) max);
-                return -ERANGE;
-        }
-        *(unsigned *) field = (unsigned) u;
-        return 0;
-}
-
-/* A time span checked against [min, max] as it is: 0 is a value here, not "off", and infinity is
- * refused (a floor or a sustain time). */
-static int parse_span(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        uint64_t u;
-
-        if (parse_sec(value, &u) < 0) {
-                ctx_error(p, "invalid time span '%s' (use e.g. 30s, 500ms, 5min)", value);
-                return -EINVAL;
-        }
-        if (u < min || u > max) {
-                ctx_error(p, "time span '%s' out of range (%.3gs..%.3gs)", value,
-                          (double) min / USEC_PER_SEC, (double) max / USEC_PER_SEC);
-                return -ERANGE;
-        }
-        *(usec_t *) field = u;
-        return 0;
-}
-
-/* "50%" (or "50": percent either way) into a fraction 0.5; min/max in percent. */
-static int parse_percent(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        char buf[64];
-        size_t n = strlen(value);
-        double d;
-
-        if (n > 0 && value[n - 1] == '%')
-                n--;
-        if (n == 0 || n >= sizeof(buf)) {
-                ctx_error(p, "invalid percentage '%s' (use e.g. 50%%)", value);
-                return -EINVAL;
-        }
-        memcpy(buf, value, n);
-        buf[n] = 0;
-        if (safe_atod(buf, &d) < 0) {
-                ctx_error(p, "invalid percentage '%s' (use e.g. 50%%)", value);
-                return -EINVAL;
-        }
-        if (!(d >= (double) min && d <= (double) max)) {
-                ctx_error(p, "percentage '%s' out of range (%llu%%..%llu%%)", value,
-                          (unsigned long long) min, (unsigned long long) max);
-                return -ERANGE;
-        }
-        *(double *) field = d / 100;
-        return 0;
-}
-
-/* A factor such as "3" or "2.5"; min/max in hundredths. */
-static int parse_factor(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        double d;
-
-        if (safe_atod(value, &d) < 0) {
-                ctx_error(p, "invalid factor '%s' (use e.g. 3 or 2.5)", value);
-                return -EINVAL;
-        }
-        if (!(d * 100 >= (double) min && d * 100 <= (double) max)) {
-                ctx_error(p, "factor %s out of range (%.2f..%.2f)", value, (double) min / 100,
-                          (double) max / 100);
-                return -ERANGE;
-        }
-        *(double *) field = d;
-        return 0;
-}
-
-static int parse_bool_value(const char *v) {
-        static const char *const yes[] = { "1", "yes", "true", "on" };
-        static const char *const no[] = { "0", "no", "false", "off" };
-
-        for (size_t i = 0; i < ELEMENTSOF(yes); i++)
-                if (strcasecmp(v, yes[i]) == 0)
-                        return 1;
-        for (size_t i = 0; i < ELEMENTSOF(no); i++)
-                if (strcasecmp(v, no[i]) == 0)
-                        return 0;
-        return -EINVAL;
-}
-
-static int parse_bool(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        int b = parse_bool_value(value);
-
-        if (b < 0) {
-                ctx_error(p, "invalid boolean '%s' (yes/no)", value);
-                return -EINVAL;
-        }
-        *(bool *) field = b;
-        return 0;
-}
-
-static int parse_tristate(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        int b = strcasecmp(value, "auto") == 0 ? -1 : parse_bool_value(value);
-
-        if (b == -EINVAL) {
-                ctx_error(p, "invalid value '%s' (yes/no/auto)", value);
-                return -EINVAL;
-        }
-        *(int *) field = b;
-        return 0;
-}
-
-static int parse_log_level(ParseCtx *p, const char *value, void *field, uint64_t min,
-                           uint64_t max) {
-        static const char *const levels[] = { "emerg",   "alert",  "crit", "err",
-                                              "warning", "notice", "info", "debug" };
-
-        for (size_t i = 0; i < ELEMENTSOF(levels); i++)
-                if (strcasecmp(value, levels[i]) == 0) {
-                        *(int *) field = (int) i;
-                        return 0;
-                }
-        ctx_error(p, "invalid log level '%s' (err, warning, notice, info, debug)", value);
-        return -EINVAL;
-}
-
-static int parse_name(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        size_t n = strlen(value);
-
-        if (n == 0 || n >= CONFIG_PROFILE_NAME_MAX ||
-            strspn(value, "abcdefghijklmnopqrstuvwxyz"
-                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                          "0123456789-_.") != n) {
-                ctx_error(p, "invalid name '%s' (letters, digits, -_. up to %d)", value,
-                          CONFIG_PROFILE_NAME_MAX - 1);
-                return -EINVAL;
-        }
-        memcpy(field, value, n + 1);
-        return 0;
-}
-
-static int parse_string(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        char **s = field, *d = NULL;
-
-        if (*value) {
-                d = strdup(value);
-                if (!d)
-                        return -ENOMEM;
-        }
-        free(*s);
-        *s = d;
-        return 0;
-}
-
-static void strv_free_local(char **l) {
-        for (size_t i = 0; l && l[i]; i++)
-                free(l[i]);
-        free(l);
-}
-
-/* Whitespace-separated list; an empty value resets the list (systemd's convention), otherwise the
- * words are appended. */
-static int parse_list(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        char ***l = field;
-        size_t n = 0;
-
-        if (!*value) {
-                strv_free_local(*l);
-                *l = NULL;
-                return 0;
-        }
-        while (*l && (*l)[n])
-                n++;
-        for (const char *s = value; *s;) {
-                size_t k;
-                char **a;
-
-                s += strspn(s, " \t");
-                k = strcspn(s, " \t");
-                if (k == 0)
-                        break;
-                if (n >= 256) {
-                        ctx_error(p, "too many entries (at most 256)");
-                        return -E2BIG;
-                }
-                a = realloc(*l, (n + 2) * sizeof(char *));
-                if (!a)
-                        return -ENOMEM;
-                *l = a;
-                a[n] = strndup(s, k);
-                if (!a[n])
-                        return -ENOMEM;
-                a[++n] = NULL;
-                s += k;
-        }
-        return 0;
-}
-
-static int parse_kinds(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
-        unsigned mask = 0;
-
-        for (const char *s = value; *s;) {
-                char word[32];
-                size_t k;
-                VolumeKind kind;
-
-                s += strspn(s, " \t");
-                k = strcspn(s, " \t");
-                if (k == 0)
-                        break;
-                (void) snprintf(word, sizeof(word), "%.*s", (int) MIN(k, sizeof(word) - 1), s);
-                kind = volume_kind_from_string(word);
-                if (kind < 0 || k >= sizeof(word)) {
-                        ctx_error(p,
-                                  "unknown volume kind '%s' (md, lvm, dm, controller, disk, "
-                                  "partition)",
-                                  word);
-                        return -EINVAL;
-                }
-                mask |= 1U << kind;
-                s += k;
-        }
-        *(unsigned *) field = mask;
-        return 0;
-}
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
@@ -346,71 +28,74 @@ static int parse_kinds(ParseCtx *p, const char *value, void *field, uint64_t min
 #define DAY  (24ULL * 3600 * USEC_PER_SEC)
 
 static const ConfigKey daemon_keys[] = {
-        { "RescanInterval", parse_usec, C(rescan_interval_usec), SEC, DAY },
-        { "DmRaidPollInterval", parse_usec, C(dm_poll_interval_usec), SEC / 10, DAY },
-        { "MdSafetyInterval", parse_usec, C(md_interval_usec), SEC, DAY },
-        { "ControllerPollInterval", parse_usec, C(cli_poll_interval_usec), 10 * SEC, DAY },
-        { "LogLevel", parse_log_level, C(log_level), 0, 0 },
-        { "ControlGroup", parse_string, C(control_group), 0, 0 },
-        { "ShutdownTimeout", parse_usec, C(shutdown_timeout_usec), SEC / 10, 300 * SEC },
+        { "RescanInterval", config_value_usec, C(rescan_interval_usec), SEC, DAY },
+        { "DmRaidPollInterval", config_value_usec, C(dm_poll_interval_usec), SEC / 10, DAY },
+        { "MdSafetyInterval", config_value_usec, C(md_interval_usec), SEC, DAY },
+        { "ControllerPollInterval", config_value_usec, C(cli_poll_interval_usec), 10 * SEC, DAY },
+        { "LogLevel", config_value_log_level, C(log_level), 0, 0 },
+        { "ControlGroup", config_value_string, C(control_group), 0, 0 },
+        { "ShutdownTimeout", config_value_usec, C(shutdown_timeout_usec), SEC / 10, 300 * SEC },
         {},
 };
 
 static const ConfigKey schedule_keys[] = {
-        { "Builtin", parse_tristate, C(builtin), 0, 0 },
-        { "Profile", parse_name, C(schedule_profile), 0, 0 },
-        { "Interval", parse_usec, C(schedule_interval_usec), 60 * SEC, 31 * DAY },
-        { "FirstDelay", parse_usec, C(schedule_first_usec), 0, DAY },
+        { "Builtin", config_value_tristate, C(builtin), 0, 0 },
+        { "Profile", config_value_name, C(schedule_profile), 0, 0 },
+        { "Interval", config_value_usec, C(schedule_interval_usec), 60 * SEC, 31 * DAY },
+        { "FirstDelay", config_value_usec, C(schedule_first_usec), 0, DAY },
         {},
 };
 
 static const ConfigKey probe_keys[] = {
-        { "ForeignIOThreshold", parse_bytes64, C(foreign_threshold_bytes), 0, 1ULL << 40 },
-        { "RetryDelay", parse_usec, C(retry_delay_usec), SEC / 10, DAY },
-        { "RetryDelayMax", parse_usec, C(retry_delay_max_usec), SEC / 10, DAY },
-        { "MaxRetries", parse_uint, C(max_retries), 0, 100 },
-        { "Budget", parse_usec, C(budget_usec), 0, DAY },
-        { "IdlePriority", parse_bool, C(idle_priority), 0, 0 },
-        { "RebuildProfile", parse_name, C(rebuild_profile), 0, 0 },
-        { "SkipEventAfter", parse_uint, C(skip_event_after), 1, 1000 },
-        { "Parallel", parse_uint, C(parallel), 1, 16 },
+        { "ForeignIOThreshold", config_value_bytes64, C(foreign_threshold_bytes), 0, 1ULL << 40 },
+        { "RetryDelay", config_value_usec, C(retry_delay_usec), SEC / 10, DAY },
+        { "RetryDelayMax", config_value_usec, C(retry_delay_max_usec), SEC / 10, DAY },
+        { "MaxRetries", config_value_uint, C(max_retries), 0, 100 },
+        { "Budget", config_value_usec, C(budget_usec), 0, DAY },
+        { "IdlePriority", config_value_bool, C(idle_priority), 0, 0 },
+        { "RebuildProfile", config_value_name, C(rebuild_profile), 0, 0 },
+        { "SkipEventAfter", config_value_uint, C(skip_event_after), 1, 1000 },
+        { "Parallel", config_value_uint, C(parallel), 1, 16 },
         {},
 };
 
 static const ConfigKey volumes_keys[] = {
-        { "Name", parse_list, C(select_names), 0, 0 },
-        { "Kind", parse_kinds, C(select_kinds), 0, 0 },
-        { "Path", parse_list, C(select_paths), 0, 0 },
-        { "Exclude", parse_list, C(exclude), 0, 0 },
+        { "Name", config_value_list, C(select_names), 0, 0 },
+        { "Kind", config_value_kinds, C(select_kinds), 0, 0 },
+        { "Path", config_value_list, C(select_paths), 0, 0 },
+        { "Exclude", config_value_list, C(exclude), 0, 0 },
         {},
 };
 
 static const ConfigKey profile_keys[] = {
-        { "SequentialBytes", parse_bytes64, P(params.seq_bytes), 0, PROBE_SEQ_BYTES_MAX },
-        { "SequentialBlockSize", parse_bytes32, P(params.seq_block_size), 512,
+        { "SequentialBytes", config_value_bytes64, P(params.seq_bytes), 0, PROBE_SEQ_BYTES_MAX },
+        { "SequentialBlockSize", config_value_bytes32, P(params.seq_block_size), 512,
           PROBE_BLOCK_SIZE_MAX },
-        { "SequentialQueueDepth", parse_uint, P(params.seq_queue_depth), 1, PROBE_QUEUE_DEPTH_MAX },
-        { "RandomBlockSize", parse_bytes32, P(params.rand_block_size), 512, PROBE_BLOCK_SIZE_MAX },
-        { "RandomQueueDepth", parse_uint, P(params.rand_queue_depth), 0, PROBE_QUEUE_DEPTH_MAX },
-        { "RandomDeepQueueDepth", parse_uint, P(params.rand_deep_queue_depth), 0,
+        { "SequentialQueueDepth", config_value_uint, P(params.seq_queue_depth), 1,
           PROBE_QUEUE_DEPTH_MAX },
-        { "RandomDuration", parse_usec, P(params.rand_duration_usec), 0, 3600 * SEC },
-        { "Timeout", parse_usec, P(params.timeout_usec), SEC, 3600 * SEC },
-        { "Members", parse_bool, P(members), 0, 0 },
+        { "RandomBlockSize", config_value_bytes32, P(params.rand_block_size), 512,
+          PROBE_BLOCK_SIZE_MAX },
+        { "RandomQueueDepth", config_value_uint, P(params.rand_queue_depth), 0,
+          PROBE_QUEUE_DEPTH_MAX },
+        { "RandomDeepQueueDepth", config_value_uint, P(params.rand_deep_queue_depth), 0,
+          PROBE_QUEUE_DEPTH_MAX },
+        { "RandomDuration", config_value_usec, P(params.rand_duration_usec), 0, 3600 * SEC },
+        { "Timeout", config_value_usec, P(params.timeout_usec), SEC, 3600 * SEC },
+        { "Members", config_value_bool, P(members), 0, 0 },
         {},
 };
 
 static const ConfigKey http_keys[] = {
-        { "Enable", parse_bool, C(http_enable), 0, 0 },
-        { "Listen", parse_list, C(http_listen), 0, 0 },
-        { "MaxConnections", parse_uint, C(http_max_connections), 1, 100000 },
-        { "MaxConnectionsPerAddress", parse_uint, C(http_max_connections_ip), 1, 100000 },
-        { "ConnectionMemory", parse_bytes64, C(http_connection_memory), 8192, 16U << 20 },
-        { "Timeout", parse_usec, C(http_timeout_usec), SEC, 3600 * SEC },
-        { "TLSCertificate", parse_string, C(http_tls_certificate), 0, 0 },
-        { "TLSKey", parse_string, C(http_tls_key), 0, 0 },
-        { "User", parse_string, C(http_user), 0, 0 },
-        { "PasswordHash", parse_string, C(http_password_hash), 0, 0 },
+        { "Enable", config_value_bool, C(http_enable), 0, 0 },
+        { "Listen", config_value_list, C(http_listen), 0, 0 },
+        { "MaxConnections", config_value_uint, C(http_max_connections), 1, 100000 },
+        { "MaxConnectionsPerAddress", config_value_uint, C(http_max_connections_ip), 1, 100000 },
+        { "ConnectionMemory", config_value_bytes64, C(http_connection_memory), 8192, 16U << 20 },
+        { "Timeout", config_value_usec, C(http_timeout_usec), SEC, 3600 * SEC },
+        { "TLSCertificate", config_value_string, C(http_tls_certificate), 0, 0 },
+        { "TLSKey", config_value_string, C(http_tls_key), 0, 0 },
+        { "User", config_value_string, C(http_user), 0, 0 },
+        { "PasswordHash", config_value_string, C(http_password_hash), 0, 0 },
         {},
 };
 
@@ -419,23 +104,24 @@ static const ConfigKey http_keys[] = {
 /* Ranges: wide enough for any real device, narrow enough that no value silences the detector by
  * accident (a 99% threshold) or makes it fire on noise (a factor of 1). */
 static const ConfigKey detection_keys[] = {
-        { "BaselineWindow", parse_uint, C(detect_window), 2, BASELINE_WINDOW_MAX },
-        { "MinSamples", parse_uint, C(detect_min_samples), 1, BASELINE_WINDOW_MAX },
-        { "ThroughputThreshold", parse_percent, C(detect_threshold), 5, 95 },
-        { "LatencyFactor", parse_factor, C(detect_p50_factor), 110, 100000 },
-        { "P99LatencyFactor", parse_factor, C(detect_p99_factor), 110, 100000 },
-        { "LatencyFloor", parse_span, C(detect_latency_floor_usec), 0, 60 * SEC },
-        { "BadRuns", parse_uint, C(detect_bad_runs), 1, 100 },
-        { "GoodRuns", parse_uint, C(detect_good_runs), 1, 100 },
-        { "MemberLatencyFloor", parse_span, C(peer_floor_usec), 0, 60 * SEC },
-        { "MemberAwaitFloor", parse_span, C(peer_await_floor_usec), 0, 60 * SEC },
-        { "MemberFactor", parse_factor, C(peer_factor), 100, 100000 },
-        { "RebuildMaxETA", parse_usec, C(rebuild_eta_limit_usec), SEC, 365 * DAY },
-        { "RebuildSpeedFloor", parse_bytes64, C(rebuild_speed_floor_bytes), 0, 1ULL << 40 },
-        { "RebuildSustain", parse_span, C(rebuild_sustain_usec), 0, 7 * DAY },
-        { "RebuildForegroundIO", parse_bytes64, C(rebuild_foreground_bytes), 0, 1ULL << 40 },
-        { "RebuildForegroundIOPS", parse_uint, C(rebuild_foreground_iops), 0, 10000000 },
-        { "StatisticsInterval", parse_span, C(detect_stat_interval_usec), SEC / 2, 3600 * SEC },
+        { "BaselineWindow", config_value_uint, C(detect_window), 2, BASELINE_WINDOW_MAX },
+        { "MinSamples", config_value_uint, C(detect_min_samples), 1, BASELINE_WINDOW_MAX },
+        { "ThroughputThreshold", config_value_percent, C(detect_threshold), 5, 95 },
+        { "LatencyFactor", config_value_factor, C(detect_p50_factor), 110, 100000 },
+        { "P99LatencyFactor", config_value_factor, C(detect_p99_factor), 110, 100000 },
+        { "LatencyFloor", config_value_span, C(detect_latency_floor_usec), 0, 60 * SEC },
+        { "BadRuns", config_value_uint, C(detect_bad_runs), 1, 100 },
+        { "GoodRuns", config_value_uint, C(detect_good_runs), 1, 100 },
+        { "MemberLatencyFloor", config_value_span, C(peer_floor_usec), 0, 60 * SEC },
+        { "MemberAwaitFloor", config_value_span, C(peer_await_floor_usec), 0, 60 * SEC },
+        { "MemberFactor", config_value_factor, C(peer_factor), 100, 100000 },
+        { "RebuildMaxETA", config_value_usec, C(rebuild_eta_limit_usec), SEC, 365 * DAY },
+        { "RebuildSpeedFloor", config_value_bytes64, C(rebuild_speed_floor_bytes), 0, 1ULL << 40 },
+        { "RebuildSustain", config_value_span, C(rebuild_sustain_usec), 0, 7 * DAY },
+        { "RebuildForegroundIO", config_value_bytes64, C(rebuild_foreground_bytes), 0, 1ULL << 40 },
+        { "RebuildForegroundIOPS", config_value_uint, C(rebuild_foreground_iops), 0, 10000000 },
+        { "StatisticsInterval", config_value_span, C(detect_stat_interval_usec), SEC / 2,
+          3600 * SEC },
         {},
 };
 
@@ -480,7 +166,7 @@ int config_new_default(Config **ret) {
         c->skip_event_after = 3;
         c->parallel = 1;
         /* loop, RAM and compressed-RAM disks are rarely storage worth watching */
-        if (parse_list(NULL, "loop* ram* zram*", &c->exclude, 0, 0) < 0) {
+        if (config_value_list(NULL, "loop* ram* zram*", &c->exclude, 0, 0) < 0) {
                 config_free(c);
                 return -ENOMEM;
         }
@@ -540,10 +226,10 @@ Config *config_free(Config *c) {
         if (!c)
                 return NULL;
         free(c->control_group);
-        strv_free_local(c->select_names);
-        strv_free_local(c->select_paths);
-        strv_free_local(c->exclude);
-        strv_free_local(c->http_listen);
+        config_strv_free(c->select_names);
+        config_strv_free(c->select_paths);
+        config_strv_free(c->exclude);
+        config_strv_free(c->http_listen);
         free(c->http_tls_certificate);
         free(c->http_tls_key);
         free(c->http_user);
@@ -612,7 +298,7 @@ static Profile *profile_for(ParseCtx *p, const char *name) {
         if (pr)
                 return pr;
         if (c->n_profiles >= CONFIG_PROFILES_MAX) {
-                ctx_error(p, "too many profiles (at most %d)", CONFIG_PROFILES_MAX);
+                config_error(p, "too many profiles (at most %d)", CONFIG_PROFILES_MAX);
                 return NULL;
         }
         /* a new profile starts from quick's parameters */
@@ -641,14 +327,14 @@ static int handler(void *user, const char *section, const char *name, const char
                         sec = &sections[i];
         }
         if (!sec) {
-                ctx_error(p, "unknown section [%s]", section);
+                config_error(p, "unknown section [%s]", section);
                 return 0;
         }
         /* a section that was left and opened again in the same file is a duplicate */
         if (strcmp(p->last_section, section) != 0) {
                 for (size_t i = 0; i < p->n_seen; i++)
                         if (strcmp(p->seen[i], section) == 0) {
-                                ctx_error(p, "duplicate section [%s]", section);
+                                config_error(p, "duplicate section [%s]", section);
                                 return 0;
                         }
                 if (p->n_seen < ELEMENTSOF(p->seen))
@@ -660,7 +346,7 @@ static int handler(void *user, const char *section, const char *name, const char
         if (sec->profile) {
                 Profile *pr;
 
-                if (parse_name(p, arg, (char[CONFIG_PROFILE_NAME_MAX]){}, 0, 0) < 0)
+                if (config_value_name(p, arg, (char[CONFIG_PROFILE_NAME_MAX]){}, 0, 0) < 0)
                         return 0;
                 pr = profile_for(p, arg);
                 if (!pr)
@@ -673,10 +359,10 @@ static int handler(void *user, const char *section, const char *name, const char
                         int r = k->parse(p, value, (char *) base + k->offset, k->min, k->max);
 
                         if (r == -ENOMEM)
-                                ctx_error(p, "out of memory");
+                                config_error(p, "out of memory");
                         return r < 0 ? 0 : 1;
                 }
-        ctx_error(p, "unknown key '%s' in section [%s]", name, section);
+        config_error(p, "unknown key '%s' in section [%s]", name, section);
         return 0;
 }
 
@@ -715,8 +401,8 @@ static char *reader(char *str, int num, void *stream) {
                         if (*p->str == '\n')
                                 p->str++;
                 }
-                ctx_error(p, "line too long (at most %d bytes; repeat a list key to append)",
-                          num - 2);
+                config_error(p, "line too long (at most %d bytes; repeat a list key to append)",
+                             num - 2);
                 str[0] = 0;
         }
         return str;
@@ -726,20 +412,20 @@ static int validate(ParseCtx *p) {
         Config *c = p->c;
 
         if (!config_get_profile(c, c->schedule_profile)) {
-                ctx_error(p, "[Schedule] Profile=%s names no profile", c->schedule_profile);
+                config_error(p, "[Schedule] Profile=%s names no profile", c->schedule_profile);
                 return -EINVAL;
         }
         if (!config_get_profile(c, c->rebuild_profile)) {
-                ctx_error(p, "[Probe] RebuildProfile=%s names no profile", c->rebuild_profile);
+                config_error(p, "[Probe] RebuildProfile=%s names no profile", c->rebuild_profile);
                 return -EINVAL;
         }
         if (c->retry_delay_max_usec < c->retry_delay_usec) {
-                ctx_error(p, "[Probe] RetryDelayMax= is shorter than RetryDelay=");
+                config_error(p, "[Probe] RetryDelayMax= is shorter than RetryDelay=");
                 return -EINVAL;
         }
         if (c->detect_min_samples > c->detect_window) {
-                ctx_error(p, "[Detection] MinSamples=%u exceeds BaselineWindow=%u",
-                          c->detect_min_samples, c->detect_window);
+                config_error(p, "[Detection] MinSamples=%u exceeds BaselineWindow=%u",
+                             c->detect_min_samples, c->detect_window);
                 return -EINVAL;
         }
         {
@@ -747,7 +433,7 @@ static int validate(ParseCtx *p) {
 
                 config_perf_monitor_config(c, &pc);
                 if (perf_monitor_config_validate(&pc) < 0) {
-                        ctx_error(p, "[Detection]: invalid combination of values");
+                        config_error(p, "[Detection]: invalid combination of values");
                         return -EINVAL;
                 }
         }
@@ -755,8 +441,8 @@ static int validate(ParseCtx *p) {
                 ProbeParam bad;
 
                 if (probe_params_validate(&c->profiles[i].params, &bad) < 0) {
-                        ctx_error(p, "[Profile %s]: invalid parameter %s", c->profiles[i].name,
-                                  probe_param_to_string(bad));
+                        config_error(p, "[Profile %s]: invalid parameter %s", c->profiles[i].name,
+                                     probe_param_to_string(bad));
                         return -EINVAL;
                 }
         }
@@ -787,9 +473,9 @@ static int parse_one(Config *c, const char *name, FILE *f, const char *text, cha
         r = ini_parse_stream(reader, &p, handler, &p);
         if (r > 0 && !p.error) {
                 p.line = (unsigned) r;
-                ctx_error(&p, "syntax error (expected [Section] or Key=Value)");
+                config_error(&p, "syntax error (expected [Section] or Key=Value)");
         } else if (r < 0 && !p.error)
-                ctx_error(&p, "cannot parse (%s)", r == -2 ? "out of memory" : "read error");
+                config_error(&p, "cannot parse (%s)", r == -2 ? "out of memory" : "read error");
         if (p.error)
                 return ctx_finish(&p, -EINVAL, ret_error);
         return 0;
