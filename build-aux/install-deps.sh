@@ -4,6 +4,8 @@
 # not touch apt at all (a second run takes well under a second).
 #   build-aux/install-deps.sh          build + run dependencies
 #   build-aux/install-deps.sh --test   also everything the test suite and CI use
+#   build-aux/install-deps.sh --bench  also what bench/ uses beyond that (perf for
+#                                      probe-vs-fio --syscalls)
 set -euo pipefail
 
 build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
@@ -13,11 +15,18 @@ build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
 test_pkgs=(fio clang clang-format valgrind cppcheck libclang-rt-14-dev
            qemu-system-x86 busybox-static mdadm lvm2 kmod cpio e2fsprogs python3
            systemd udev prometheus prometheus-node-exporter chromium curl openssl)
+bench_pkgs=(linux-perf)
 
 want=("${build_pkgs[@]}")
-if [[ "${1:-}" == "--test" ]]; then
-        want+=("${test_pkgs[@]}")
-fi
+case "${1:-}" in
+"") ;;
+--test) want+=("${test_pkgs[@]}") ;;
+--bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+*)
+        echo "usage: $0 [--test|--bench]" >&2
+        exit 2
+        ;;
+esac
 
 missing=()
 for p in "${want[@]}"; do
