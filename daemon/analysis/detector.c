@@ -142,13 +142,21 @@ DetectorRun detector_classify(const DetectorConfig *c, const Baseline *b, const 
         return bad ? DETECTOR_RUN_BAD : DETECTOR_RUN_GOOD;
 }
 
+/* How far past 1 a ratio is, in either direction, as a factor >= 1: the order of |log(ratio)|
+ * without log(). 0 is infinitely far; a negative ratio (none is) compares as NaN, false. */
+static double ratio_spread(double ratio) {
+        if (ratio < 0)
+                return NAN;
+        return ratio >= 1 ? ratio : 1 / ratio;
+}
+
 static bool finding_worse(const DetectorFinding *a, const DetectorFinding *b) {
         if (a->metric < 0)
                 return false;
         if (b->metric < 0)
                 return true;
-        /* Compare on one scale: how far past 1 (either direction) the ratio is, in log terms. */
-        return fabs(log(a->ratio)) > fabs(log(b->ratio));
+        /* Compare on one scale: how far past 1 (either direction) the ratio is. */
+        return ratio_spread(a->ratio) > ratio_spread(b->ratio);
 }
 
 static void set_culprit(Detector *d, const char *member) {

@@ -30,6 +30,7 @@
 
 #include "model/histogram.h"
 #include "basic/macro.h"
+#include "basic/math-util.h"
 
 /* Width (number of distinct integer values) of a bucket in group g. */
 static nsec_t group_width(size_t g) {
@@ -133,7 +134,7 @@ void latency_histogram_merge(LatencyHistogram *dst, const LatencyHistogram *src)
  * an integer is taken as that integer, so 99.9% of 1000 samples is rank 999 although 99.9 is not
  * representable in binary. */
 static uint64_t nearest_rank(double p, uint64_t n) {
-        double x = p / 100.0 * (double) n, r = round(x);
+        double x = p / 100.0 * (double) n, r = round_half_away(x);
         uint64_t k;
 
         if (fabs(x - r) <= 1e-9 * x)

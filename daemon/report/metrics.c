@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/math-util.h"
 #include "basic/string-table.h"
 #include "model/md.h"
 #include "report/metrics.h"
@@ -522,7 +523,7 @@ static void latency_histogram(Ctx *c, const char *volume, const char *phase,
         char le[32];
 
         for (size_t k = 0; k < ELEMENTSOF(latency_bounds); k++) {
-                nsec_t ns = (nsec_t) llround(latency_bounds[k] * 1e9);
+                nsec_t ns = (nsec_t) round_half_away(latency_bounds[k] * 1e9);
                 MetricsWriter tmp = { .format = w->format };
 
                 put_value(&tmp, latency_bounds[k]);
