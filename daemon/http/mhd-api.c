@@ -2,64 +2,43 @@
 /* The dlopen() of libmicrohttpd (see include/http/mhd-api.h). RTLD_NOW: a symbol this build
  * expects and the installed library lacks fails the load, not a request later. */
 
-#include <dlfcn.h>
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-
+#include "basic/dlopen-util.h"
 #include "config.h"
 #include "http/mhd-api.h"
 
 static MhdApi api;
-static void *handle;
-
-#define RESOLVE(field, symbol)                                                                     \
-        do {                                                                                       \
-                *(void **) &api.field = dlsym(handle, #symbol);                                    \
-                if (!api.field) {                                                                  \
-                        missing = #symbol;                                                         \
-                        goto fail;                                                                 \
-                }                                                                                  \
-        } while (0)
+static bool loaded;
 
 int mhd_api_load(const MhdApi **ret, char **ret_error) {
-        const char *missing = NULL;
+        const DlopenSymbol symbols[] = {
+                DLOPEN_SYMBOL(api, start_daemon, MHD_start_daemon),
+                DLOPEN_SYMBOL(api, stop_daemon, MHD_stop_daemon),
+                DLOPEN_SYMBOL(api, is_feature_supported, MHD_is_feature_supported),
+                DLOPEN_SYMBOL(api, add_response_header, MHD_add_response_header),
+                DLOPEN_SYMBOL(api, create_response_from_buffer, MHD_create_response_from_buffer),
+                DLOPEN_SYMBOL(api, create_response_from_buffer_with_free_callback_cls,
+                              MHD_create_response_from_buffer_with_free_callback_cls),
+                DLOPEN_SYMBOL(api, destroy_response, MHD_destroy_response),
+                DLOPEN_SYMBOL(api, queue_response, MHD_queue_response),
+                DLOPEN_SYMBOL(api, queue_basic_auth_fail_response,
+                              MHD_queue_basic_auth_fail_response),
+                DLOPEN_SYMBOL(api, basic_auth_get_username_password,
+                              MHD_basic_auth_get_username_password),
+                DLOPEN_SYMBOL(api, lookup_connection_value, MHD_lookup_connection_value),
+                DLOPEN_SYMBOL(api, free, MHD_free),
+        };
+        int r;
 
-        if (handle) {
-                *ret = &api;
-                return 0;
+        if (!loaded) {
+                r = dlopen_symbols(MHD_SONAME, symbols, ELEMENTSOF(symbols), ret_error);
+                if (r < 0)
+                        return r;
+                loaded = true;
         }
-        handle = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!handle) {
-                if (ret_error && asprintf(ret_error, "%s", dlerror() ?: MHD_SONAME) < 0)
-                        *ret_error = NULL;
-                return -ELIBACC;
-        }
-        RESOLVE(start_daemon, MHD_start_daemon);
-        RESOLVE(stop_daemon, MHD_stop_daemon);
-        RESOLVE(is_feature_supported, MHD_is_feature_supported);
-        RESOLVE(add_response_header, MHD_add_response_header);
-        RESOLVE(create_response_from_buffer, MHD_create_response_from_buffer);
-        RESOLVE(create_response_from_buffer_with_free_callback_cls,
-                MHD_create_response_from_buffer_with_free_callback_cls);
-        RESOLVE(destroy_response, MHD_destroy_response);
-        RESOLVE(queue_response, MHD_queue_response);
-        RESOLVE(queue_basic_auth_fail_response, MHD_queue_basic_auth_fail_response);
-        RESOLVE(basic_auth_get_username_password, MHD_basic_auth_get_username_password);
-        RESOLVE(lookup_connection_value, MHD_lookup_connection_value);
-        RESOLVE(free, MHD_free);
         *ret = &api;
         return 0;
-
-fail:
-        if (ret_error && asprintf(ret_error, "%s lacks %s", MHD_SONAME, missing) < 0)
-                *ret_error = NULL;
-        (void) dlclose(handle);
-        handle = NULL;
-        api = (MhdApi){};
-        return -ELIBBAD;
 }
 
 bool mhd_api_loaded(void) {
-        return handle != NULL;
+        return loaded;
 }

@@ -38,7 +38,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "basic/dlopen-util.h"
 #include "basic/fileio.h"
+#include "config.h"
 #include "http/mhd-api.h"
 #include "http/request.h"
 #include "http/server.h"
@@ -98,20 +100,35 @@ static bool secure_streq(const char *a, const char *b) {
         return na > 0 ? d == 0 : nb == 0;
 }
 
+/* libcrypt is dlopen()ed at the first verification (a configured hash is checked at start), so
+ * a daemon without basic auth never maps it (basic/dlopen-util.h). */
+static typeof(crypt_rn) *crypt_rn_fn;
+static int libcrypt_error;
+
+static void libcrypt_load(void) {
+        const DlopenSymbol symbols[] = { { "crypt_rn", (void **) &crypt_rn_fn } };
+
+        libcrypt_error = dlopen_symbols(LIBCRYPT_SONAME, symbols, ELEMENTSOF(symbols), NULL);
+}
+
 int http_password_verify(const char *password, const char *hash) {
+        static pthread_once_t load_once = PTHREAD_ONCE_INIT;
         struct crypt_data *cd;
         const char *out;
         int r;
 
         if (!password || !hash || hash[0] != '$')
                 return -EINVAL;
+        (void) pthread_once(&load_once, libcrypt_load);
+        if (libcrypt_error < 0)
+                return libcrypt_error;
         cd = calloc(1, sizeof(*cd));
         if (!cd)
                 return -ENOMEM;
         /* crypt_rn(), libxcrypt's variant that returns NULL on failure: no "*0" magic to
          * check, and no sanitizer interceptor (ASan's crypt_r one jumps to a NULL libcrypt
          * symbol when libcrypt was not loaded at its start). */
-        out = crypt_rn(password, hash, cd, sizeof(*cd));
+        out = crypt_rn_fn(password, hash, cd, sizeof(*cd));
         if (!out || out[0] == '*')
                 r = -EINVAL;
         else
@@ -470,6 +487,8 @@ int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_err
                 return fail(ret_error, -EINVAL, "TLS needs both a certificate and a key");
         if (o->auth_hash) {
                 r = http_password_verify("", o->auth_hash);
+                if (r == -ELIBACC || r == -ELIBBAD)
+                        return fail(ret_error, r, LIBCRYPT_SONAME " does not load");
                 if (r < 0)
                         return fail(ret_error, r,
                                     "password hash is not a crypt(5) hash libcrypt knows");

@@ -5,11 +5,15 @@
  * few per second at most). Per-volume JSON bodies are kept sorted by name for bsearch(). */
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "basic/dlopen-util.h"
+#include "basic/macro.h"
+#include "config.h"
 #include "report/api.h"
 #include "report/metrics.h"
 #include "report/snapshot.h"
@@ -27,27 +31,53 @@ struct Snapshot {
         size_t n_volumes;
 };
 
+/* zlib is dlopen()ed at the first compression: the first snapshot is built when the HTTP
+ * endpoint first starts, so a daemon nobody scraped never maps it (basic/dlopen-util.h). */
+static struct {
+        typeof(deflateInit2_) *init2_;
+        typeof(deflateBound) *bound;
+        typeof(deflate) *deflate;
+        typeof(deflateEnd) *end;
+} libz;
+static int libz_error;
+
+static void libz_load(void) {
+        const DlopenSymbol symbols[] = {
+                DLOPEN_SYMBOL(libz, init2_, deflateInit2_),
+                DLOPEN_SYMBOL(libz, bound, deflateBound),
+                DLOPEN_SYMBOL(libz, deflate, deflate),
+                DLOPEN_SYMBOL(libz, end, deflateEnd),
+        };
+
+        libz_error = dlopen_symbols(ZLIB_SONAME, symbols, ELEMENTSOF(symbols), NULL);
+}
+
 int snapshot_gzip(const void *data, size_t size, void **ret, size_t *ret_size) {
+        static pthread_once_t load_once = PTHREAD_ONCE_INIT;
         z_stream z = {};
         uLong bound;
         void *out, *fit;
         int r;
 
-        if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-            Z_OK)
+        (void) pthread_once(&load_once, libz_load);
+        if (libz_error < 0)
+                return libz_error;
+        /* deflateInit2() is this macro of zlib.h, with the header's version and stream size */
+        if (libz.init2_(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY,
+                        ZLIB_VERSION, (int) sizeof(z_stream)) != Z_OK)
                 return -ENOMEM;
-        bound = deflateBound(&z, size) + 32;
+        bound = libz.bound(&z, size) + 32;
         out = malloc(bound);
         if (!out) {
-                (void) deflateEnd(&z);
+                (void) libz.end(&z);
                 return -ENOMEM;
         }
         z.next_in = (Bytef *) data;
         z.avail_in = size;
         z.next_out = out;
         z.avail_out = bound;
-        r = deflate(&z, Z_FINISH);
-        (void) deflateEnd(&z);
+        r = libz.deflate(&z, Z_FINISH);
+        (void) libz.end(&z);
         if (r != Z_STREAM_END) {
                 free(out);
                 return -ENOBUFS;

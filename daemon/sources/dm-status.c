@@ -13,7 +13,6 @@
  * watched have no dm volume at all. The table holds the few functions used here; the headers
  * still come from the -dev package, so the types are checked at build time. */
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/dlopen-util.h"
 #include "basic/string-table.h"
 #include "config.h"
 #include "sources/dm-status.h"
@@ -61,36 +61,23 @@ static struct {
 } libdm;
 static int libdm_error;
 
-#define RESOLVE(h, field, symbol)                                                                  \
-        do {                                                                                       \
-                *(void **) &libdm.field = dlsym(h, #symbol);                                       \
-                ok = ok && libdm.field;                                                            \
-        } while (0)
-
 /* Once per process (never unloaded); then the quiet log handler. */
 static void libdm_load(void) {
-        void *h = dlopen(LIBDM_SONAME, RTLD_NOW | RTLD_LOCAL);
-        bool ok = true;
+        const DlopenSymbol symbols[] = {
+                DLOPEN_SYMBOL(libdm, log_with_errno_init, dm_log_with_errno_init),
+                DLOPEN_SYMBOL(libdm, task_create, dm_task_create),
+                DLOPEN_SYMBOL(libdm, task_destroy, dm_task_destroy),
+                DLOPEN_SYMBOL(libdm, task_set_major, dm_task_set_major),
+                DLOPEN_SYMBOL(libdm, task_set_minor, dm_task_set_minor),
+                DLOPEN_SYMBOL(libdm, task_no_flush, dm_task_no_flush),
+                DLOPEN_SYMBOL(libdm, task_run, dm_task_run),
+                DLOPEN_SYMBOL(libdm, task_get_info, dm_task_get_info),
+                DLOPEN_SYMBOL(libdm, get_next_target, dm_get_next_target),
+        };
 
-        if (!h) {
-                libdm_error = -ELIBACC;
-                return;
-        }
-        RESOLVE(h, log_with_errno_init, dm_log_with_errno_init);
-        RESOLVE(h, task_create, dm_task_create);
-        RESOLVE(h, task_destroy, dm_task_destroy);
-        RESOLVE(h, task_set_major, dm_task_set_major);
-        RESOLVE(h, task_set_minor, dm_task_set_minor);
-        RESOLVE(h, task_no_flush, dm_task_no_flush);
-        RESOLVE(h, task_run, dm_task_run);
-        RESOLVE(h, task_get_info, dm_task_get_info);
-        RESOLVE(h, get_next_target, dm_get_next_target);
-        if (!ok) {
-                libdm_error = -ELIBBAD;
-                (void) dlclose(h);
-                return;
-        }
-        libdm.log_with_errno_init(dm_log_quiet);
+        libdm_error = dlopen_symbols(LIBDM_SONAME, symbols, ELEMENTSOF(symbols), NULL);
+        if (libdm_error >= 0)
+                libdm.log_with_errno_init(dm_log_quiet);
 }
 
 static void dm_task_destroyp(struct dm_task **t) {

@@ -72,5 +72,6 @@ HttpServer *http_server_free(HttpServer *h);
 DEFINE_TRIVIAL_CLEANUP_FUNC(HttpServer *, http_server_free);
 
 /* 1 if `password` matches the crypt(5) `hash`, 0 if not, -EINVAL for a hash libcrypt cannot
- * use (unknown prefix, "*" or "!" locked entries), -ENOMEM. Constant-time comparison. */
+ * use (unknown prefix, "*" or "!" locked entries), -ENOMEM, -ELIBACC/-ELIBBAD when libcrypt
+ * (dlopen()ed at the first call) does not load. Constant-time comparison. */
 int http_password_verify(const char *password, const char *hash);
