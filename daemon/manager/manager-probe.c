@@ -323,21 +323,19 @@ void manager_probe_record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t,
 /* The finished probe into the volume's record: a history sample, the outcome, the counters. */
 static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVerdict verdict,
                           const ProbeRunnerOutcome *last, usec_t dur) {
-        ManagerProbeSample *s = &rec->history[rec->history_next];
-
-        *s = (ManagerProbeSample){
+        ManagerProbeSample s = {
                 .realtime_usec = now(CLOCK_REALTIME),
                 .status = t->status,
                 .state = t->acc.state,
                 .duration_usec = dur,
                 .errors = t->acc.errors,
         };
-        (void) snprintf(s->profile, sizeof(s->profile), "%s", t->profile.name);
+
+        (void) snprintf(s.profile, sizeof(s.profile), "%s", t->profile.name);
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
-                summarize_phase(&t->acc.phases[i], &s->phases[i]);
-        rec->history_next = (rec->history_next + 1) % MANAGER_HISTORY_MAX;
-        if (rec->n_history < MANAGER_HISTORY_MAX)
-                rec->n_history++;
+                summarize_phase(&t->acc.phases[i], &s.phases[i]);
+        if (manager_volume_add_sample(rec, &s) < 0)
+                log_oom(); /* the counters below are still kept */
         if (!rec->last_outcome)
                 rec->last_outcome = malloc(sizeof(*rec->last_outcome));
         if (rec->last_outcome) {
@@ -346,7 +344,7 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVe
                 rec->last_outcome->result = t->acc;
                 rec->has_outcome = true;
         }
-        rec->last_realtime_usec = s->realtime_usec;
+        rec->last_realtime_usec = s.realtime_usec;
         rec->n_probes++;
         rec->skips_in_row = 0;
         rec->cpu_usec += t->cpu_usec;

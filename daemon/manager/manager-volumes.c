@@ -5,6 +5,7 @@
  * active, appeared, vanished) is raised exactly once, whichever path noticed it first. Rebuild
  * events come from the md monitor's trackers. */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static ManagerVolume *manager_volume_free(ManagerVolume *r) {
                 free(r->seen_members[i]);
         free(r->seen_members);
         free(r->last_outcome);
+        free(r->history);
         free(r);
         return NULL;
 }
@@ -35,6 +37,19 @@ const ManagerProbeSample *manager_volume_get_sample(const ManagerVolume *v, size
         if (!v || i >= v->n_history)
                 return NULL;
         return &v->history[(v->history_next + MANAGER_HISTORY_MAX - 1 - i) % MANAGER_HISTORY_MAX];
+}
+
+int manager_volume_add_sample(ManagerVolume *v, const ManagerProbeSample *s) {
+        if (!v->history) {
+                v->history = calloc(MANAGER_HISTORY_MAX, sizeof(*v->history));
+                if (!v->history)
+                        return -ENOMEM;
+        }
+        v->history[v->history_next] = *s;
+        v->history_next = (v->history_next + 1) % MANAGER_HISTORY_MAX;
+        if (v->n_history < MANAGER_HISTORY_MAX)
+                v->n_history++;
+        return 0;
 }
 
 /* "name=state" for each array member; NULL-terminated, NULL on OOM or no members. */

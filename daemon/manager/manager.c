@@ -210,9 +210,9 @@ static void restore_record(const ManagerVolume *f, void *userdata) {
         r->device_usec = f->device_usec;
         r->stalled = f->stalled;
         memcpy(r->skips, f->skips, sizeof(r->skips));
-        memcpy(r->history, f->history, sizeof(r->history));
-        r->n_history = f->n_history;
-        r->history_next = f->history_next;
+        for (size_t i = f->n_history; i > 0; i--) /* oldest first */
+                if (manager_volume_add_sample(r, manager_volume_get_sample(f, i - 1)) < 0)
+                        break;
 }
 
 void manager_state_load(Manager *m) {

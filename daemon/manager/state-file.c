@@ -218,7 +218,8 @@ int state_file_parse(const char *text, size_t size, StateFileRestore restore, vo
                 return -EINVAL;
         }
         json_object_object_foreach(vols, name, o) {
-                ManagerVolume r = {};
+                ManagerProbeSample history[MANAGER_HISTORY_MAX], sample;
+                ManagerVolume r = { .history = history };
                 json_object *sk, *h, *st;
 
                 if (!json_object_is_type(o, json_type_object) || strlen(name) == 0 ||
@@ -243,12 +244,8 @@ int state_file_parse(const char *text, size_t size, StateFileRestore restore, vo
                         size_t from = len > MANAGER_HISTORY_MAX ? len - MANAGER_HISTORY_MAX : 0;
 
                         for (size_t k = from; k < len; k++)
-                                if (sample_parse(json_object_array_get_idx(h, k),
-                                                 &r.history[r.history_next])) {
-                                        r.history_next = (r.history_next + 1) % MANAGER_HISTORY_MAX;
-                                        if (r.n_history < MANAGER_HISTORY_MAX)
-                                                r.n_history++;
-                                }
+                                if (sample_parse(json_object_array_get_idx(h, k), &sample))
+                                        (void) manager_volume_add_sample(&r, &sample);
                 }
                 restore(&r, userdata);
                 n++;

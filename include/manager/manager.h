@@ -79,9 +79,11 @@ typedef struct ManagerVolume {
         bool has_outcome;
         ProbeRunnerOutcome *last_outcome; /* the full last outcome (histograms), or NULL */
         usec_t last_realtime_usec;        /* when it ended, CLOCK_REALTIME; 0 never */
-        ManagerProbeSample history[MANAGER_HISTORY_MAX]; /* ring, oldest overwritten */
-        size_t n_history;                                /* entries used, <= MAX */
-        size_t history_next;                             /* index written next */
+        /* a ring of MANAGER_HISTORY_MAX samples, oldest overwritten; allocated at the first sample,
+         * since most volumes of a large server are never probed (3.7 KiB each) */
+        ManagerProbeSample *history;
+        size_t n_history;                       /* entries used, <= MAX */
+        size_t history_next;                    /* index written next */
         uint64_t n_probes, n_stalls, n_errors;  /* errors: probes with I/O errors or FAILED */
         uint64_t skips[_PROBE_SKIP_REASON_MAX]; /* skips by reason, since start */
         unsigned skips_in_row;                  /* consecutive skipped runs */
@@ -221,6 +223,10 @@ const ManagerEvent *manager_get_event(const Manager *m, size_t i) _pure_;
 
 /* The newest history sample of a record (0 = newest), NULL past the end. */
 const ManagerProbeSample *manager_volume_get_sample(const ManagerVolume *v, size_t i) _pure_;
+
+/* Append a copy of *s to v's history (allocating the ring at the first sample). Returns 0 or
+ * -ENOMEM (the sample is then not recorded). */
+int manager_volume_add_sample(ManagerVolume *v, const ManagerProbeSample *s);
 
 /* ---- probe runs ------------------------------------------------------------------------- */
 

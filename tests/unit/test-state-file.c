@@ -11,6 +11,7 @@
 typedef struct Got {
         ManagerVolume v[4];
         char names[4][64];
+        ManagerProbeSample history[4][MANAGER_HISTORY_MAX]; /* f->history lives only in the call */
         size_t n;
 } Got;
 
@@ -22,6 +23,10 @@ static void restore(const ManagerVolume *f, void *userdata) {
         g->v[g->n] = *f;
         (void) snprintf(g->names[g->n], sizeof(g->names[0]), "%s", f->name);
         g->v[g->n].name = g->names[g->n];
+        if (f->history) {
+                memcpy(g->history[g->n], f->history, sizeof(g->history[0]));
+                g->v[g->n].history = g->history[g->n];
+        }
         g->n++;
 }
 
@@ -32,7 +37,9 @@ static int parse(const char *s, Got *g, const char **error) {
 }
 
 int main(void) {
+        ManagerProbeSample history[MANAGER_HISTORY_MAX];
         ManagerVolume r = { .name = "md0",
+                            .history = history,
                             .n_probes = 20,
                             .n_stalls = 2,
                             .n_errors = 1,
@@ -49,7 +56,7 @@ int main(void) {
         r.skips[PROBE_SKIP_FOREIGN_IO] = 7;
         r.skips[PROBE_SKIP_STANDBY] = 3;
         for (unsigned i = 0; i < MANAGER_HISTORY_MAX + 4; i++) { /* ring wrapped */
-                ManagerProbeSample *s = &r.history[r.history_next];
+                ManagerProbeSample sample, *s = &sample;
 
                 *s = (ManagerProbeSample){ .realtime_usec = 1000 + i,
                                            .status = PROBE_RUNNER_DONE,
@@ -61,9 +68,7 @@ int main(void) {
                 s->phases[PROBE_PHASE_RANDOM] = (ManagerProbePhaseSummary){
                         .ran = true, .iops = 100.5, .p50_ns = 1000, .p99_ns = 9000, .max_ns = 20000
                 };
-                r.history_next = (r.history_next + 1) % MANAGER_HISTORY_MAX;
-                if (r.n_history < MANAGER_HISTORY_MAX)
-                        r.n_history++;
+                is_int(manager_volume_add_sample(&r, s), 0, "sample %u added", i);
         }
 
         is_int(state_file_build(&m, &doc), 0, "build");
