@@ -120,9 +120,12 @@ static int iov_add(struct iovec *iov, size_t *n, size_t max, const char *format,
         return 0;
 }
 
+#define LAYER "STORPULSE_LAYER="
+
 static void send_journal(const ManagerEvent *ev, char *const *fields) {
         struct iovec iov[32];
         size_t n = 0;
+        bool has_layer = false;
 
         (void) iov_add(iov, &n, ELEMENTSOF(iov), "MESSAGE=%s", ev->message);
         (void) iov_add(iov, &n, ELEMENTSOF(iov), "MESSAGE_ID=%s",
@@ -137,8 +140,15 @@ static void send_journal(const ManagerEvent *ev, char *const *fields) {
                 (void) iov_add(iov, &n, ELEMENTSOF(iov), "STORPULSE_KIND=%s", ev->kind);
         if (ev->member[0])
                 (void) iov_add(iov, &n, ELEMENTSOF(iov), "STORPULSE_MEMBER=%s", ev->member);
-        for (size_t i = 0; fields && fields[i]; i++)
+        for (size_t i = 0; fields && fields[i]; i++) {
                 (void) iov_add(iov, &n, ELEMENTSOF(iov), "%s", fields[i]);
+                has_layer = has_layer || strncmp(fields[i], LAYER, strlen(LAYER)) == 0;
+        }
+        /* The layer an event is about, unless its fields say (the performance events name the
+         * culprit's): a member's event is on the member, any other on the volume. */
+        if (!has_layer && ev->volume[0])
+                (void) iov_add(iov, &n, ELEMENTSOF(iov), LAYER "%s",
+                               ev->member[0] ? "member" : "volume");
         (void) sd_journal_sendv(iov, (int) n);
         for (size_t i = 0; i < n; i++)
                 free(iov[i].iov_base);

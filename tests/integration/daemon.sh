@@ -213,6 +213,8 @@ jwait 5 MESSAGE_ID=$ID_APPEARED STORPULSE_VOLUME="loop$extra" STORPULSE_KIND=dis
 tap_ok $? "journal: volume-appeared loop$extra within 5 s"
 check "volume-appeared loop$extra has the bound size (4 MiB, not the empty node's 0)" \
         json_true "$SCRATCH/appeared" "j['STORPULSE_SIZE_BYTES'] == '4194304'"
+check "volume-appeared loop$extra names its layer (STORPULSE_LAYER=volume)" \
+        json_true "$SCRATCH/appeared" "j.get('STORPULSE_LAYER') == 'volume'"
 losetup -d "/dev/loop$extra"
 tap_ok $? "loop$extra detached"
 jwait 5 MESSAGE_ID=$ID_VANISHED STORPULSE_VOLUME="loop$extra" >/dev/null

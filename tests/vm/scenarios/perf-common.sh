@@ -5,12 +5,14 @@
 #   perf_start_daemon [ARGS...]: storpulsed -c $SCRATCH/sp.conf ARGS..., its log in
 #     $SCRATCH/daemon.log, pid in dpid, STORPULSE_SOCKET exported once the socket is there.
 #   events TYPE: how many TYPE events the daemon logged.
-#   perf_journal: a journald for a script-mode guest (systemd-journald started by hand when no
-#     journal socket is there), so storpulsed sends its events with their fields; call before
-#     perf_start_daemon.
-#   journal_has WHAT FIELD=VALUE...: fail unless the journal holds an event of WHAT (its
-#     MESSAGE_ID from the catalog's table below) with all the fields given; a NOTE and no
-#     check when the journal has no storpulsed entry at all (not working in this guest).
+#   perf_journal: a journald for a script-mode guest (systemd-journald started by hand; it needs
+#     the cgroup2 mount guest-init makes), proven to work by an entry written and read back,
+#     so storpulsed sends its events with their fields; call before perf_start_daemon.
+#   journal_has [--since @EPOCH] WHAT MATCH... [+ MATCH...]: wait up to 10 s for a journal
+#     entry of storpulsed's event WHAT (its MESSAGE_ID from the table below and STORPULSE_EVENT=
+#     WHAT, so a wrong table entry fails too) with every FIELD=VALUE of one group (journalctl's
+#     `+` between groups means OR; every group carries the event's own matches).
+#   journal_lacks [--since @EPOCH] WHAT MATCH... [+ MATCH...]: fail if such an entry exists now.
 #   fg_load_start DEV / fg_load_stop: a read-only fio workload of varying intensity on DEV in
 #     the background (5 s steps cycling idle, 50, 200, 500 IOPS of 4 KiB random reads and a
 #     rate-limited 16 MiB/s sequential read), its pid in fg_pid; fg_load_stop ends it after the
@@ -54,26 +56,72 @@ declare -A MSGID=(
         [member-failed]=d43c54c344c04928ae13e952f3edcf5c
 )
 
-perf_journal() {
-        [[ -S /run/systemd/journal/socket ]] && return 0
-        [[ -s /etc/machine-id ]] || systemd-machine-id-setup >/dev/null 2>&1 || true
-        mkdir -p /run/systemd/journal /run/log/journal
-        /lib/systemd/systemd-journald >/dev/null 2>&1 &
-        wait_until 30 "journald socket" test -S /run/systemd/journal/socket
+# within SECONDS CMD...: 0 as soon as CMD succeeds, 1 after SECONDS (wait_until fails instead)
+within() {
+        local end=$(($(date +%s) + $1))
+        shift
+        until "$@" >/dev/null 2>&1; do
+                (($(date +%s) < end)) || return 1
+                sleep 0.2
+        done
 }
 
-journal_has() {
-        local what=$1
-        shift
-        # Not yet seen working in the script-mode guest (bench run of 2026-12-03: no entry
-        # found): asserted only where the journal holds the daemon's own "started" event.
-        if ! journalctl MESSAGE_ID=e74a827ee83e45cbb596dae03e49d6c8 -o cat --no-pager |
-                grep -q .; then
-                echo "NOTE: the guest's journal has no storpulsed entries: $what $* not asserted"
-                return 0
+perf_journal() {
+        local tag=storpulse-test-$$
+        if [[ ! -S /run/systemd/journal/socket ]] || ! pidof systemd-journald >/dev/null; then
+                [[ -s /etc/machine-id ]] || systemd-machine-id-setup >/dev/null 2>&1 || true
+                rm -f /run/systemd/journal/socket
+                mkdir -p /run/systemd/journal /run/log/journal
+                /lib/systemd/systemd-journald >"$SCRATCH/journald.log" 2>&1 &
+                wait_until 30 "journald socket" test -S /run/systemd/journal/socket
         fi
-        wait_until 10 "journal: $what $*" bash -c \
-                "journalctl MESSAGE_ID=${MSGID[$what]} $* -o cat --no-pager | grep -q ."
+        echo "journal check" | systemd-cat -t "$tag" || fail "systemd-cat failed"
+        if ! within 10 bash -c "journalctl -t $tag -o cat --no-pager | grep -q 'journal check'"; then
+                cat "$SCRATCH/journald.log" 2>/dev/null
+                fail "journald does not store entries (is cgroup2 mounted? $(mountpoint /sys/fs/cgroup))"
+        fi
+        echo "journald works: an entry written with systemd-cat was read back"
+}
+
+# journal_query [--since @EPOCH] WHAT MATCH... [+ MATCH...]: the matching entries, one per line
+journal_query() {
+        local since=() what args=() own
+        if [[ $1 == --since ]]; then
+                since=(--since "$2")
+                shift 2
+        fi
+        what=$1
+        shift
+        [[ -n ${MSGID[$what]:-} ]] || fail "journal_query: no MESSAGE_ID for $what"
+        own=("MESSAGE_ID=${MSGID[$what]}" "STORPULSE_EVENT=$what" SYSLOG_IDENTIFIER=storpulsed)
+        args=("${own[@]}")
+        for a in "$@"; do
+                if [[ $a == + ]]; then
+                        args+=(+ "${own[@]}")
+                else
+                        args+=("$a")
+                fi
+        done
+        journalctl --no-pager -o cat "${since[@]}" "${args[@]}" 2>/dev/null
+}
+
+journal_found() { journal_query "$@" | grep -q .; }
+
+journal_has() {
+        if ! within 10 journal_found "$@"; then
+                echo "--- the newest storpulsed journal entries"
+                journalctl --no-pager -t storpulsed -n 8 -o verbose 2>/dev/null |
+                        grep -E "MESSAGE=|MESSAGE_ID=|STORPULSE_(EVENT|VOLUME|MEMBER|LAYER)="
+                fail "journal: no entry $*"
+        fi
+        echo "journal: $* found: $(journal_query "$@" | tail -n 1)"
+}
+
+journal_lacks() {
+        local out
+        out=$(journal_query "$@")
+        [[ -z $out ]] || fail "journal: unexpected $*: $out"
+        echo "journal: no $* (as expected)"
 }
 
 fg_load_start() {

@@ -62,6 +62,7 @@ false_slow=$(events member-slow)
 false_degraded=$(events performance-degraded)
 false_alarms=$((false_slow + false_degraded))
 log "slow member ${dm[1]}: +20 ms per read"
+t_inject=@$(date +%s)
 sz=$(blockdev --getsz /dev/mapper/m2)
 run dmsetup suspend m2
 run dmsetup reload m2 --table "0 $sz delay $(dmsetup table m2 | awk '{print $4}') 0 20"
@@ -117,7 +118,10 @@ if tail -n "+$injected_at" "$SCRATCH/daemon.log" | grep "\[performance-degraded\
 fi
 (($(events member-normal) >= 1)) || fail "no member-normal after the delay was removed"
 # the journal has them with their fields: the array and the member, the member's own verdict
-journal_has member-slow STORPULSE_VOLUME=md0 "STORPULSE_MEMBER=${dm[1]}" STORPULSE_LAYER=member
-journal_has performance-degraded "STORPULSE_VOLUME=${dm[1]}" + STORPULSE_VOLUME=md0 \
-        "STORPULSE_MEMBER=${dm[1]}"
+journal_has --since "$t_inject" member-slow STORPULSE_VOLUME=md0 "STORPULSE_MEMBER=${dm[1]}" \
+        STORPULSE_LAYER=member
+journal_has --since "$t_inject" performance-degraded "STORPULSE_VOLUME=${dm[1]}" + \
+        STORPULSE_VOLUME=md0 "STORPULSE_MEMBER=${dm[1]}" STORPULSE_LAYER=member
+# and never a healthy member
+journal_lacks member-slow "STORPULSE_MEMBER=${dm[0]}" + "STORPULSE_MEMBER=${dm[2]}"
 grep -q "baseline" "$SCRATCH/report.txt" || fail "report has no baseline row"

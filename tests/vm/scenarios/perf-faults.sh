@@ -16,10 +16,12 @@
 #      and STORPULSE_LAYER=volume. A 64 MiB sequential phase so the throttle's first slice
 #      does not hide it.
 #   3. member failed: mdadm --fail of the third member: member-failed naming md0 and that
-#      member (journal: STORPULSE_VOLUME=md0, STORPULSE_MEMBER), and degraded for md0.
+#      member (journal: STORPULSE_VOLUME=md0, STORPULSE_MEMBER, STORPULSE_LAYER=member; no
+#      member-failed for the two healthy members), and degraded for md0.
 #   4. rebuild throttled: the member removed and added back with md0's sync_speed_max at
 #      1000 KiB/s (64 MiB: about a minute), so its ETA stays above RebuildMaxETA=20s: want
-#      rebuild-slow for md0 within 20 s of the start (journal: STORPULSE_VOLUME=md0).
+#      rebuild-slow for md0 within 20 s of the start (journal: STORPULSE_VOLUME=md0,
+#      STORPULSE_LAYER=volume).
 # Figures go to $SCRATCH/perf-figures.
 # shellcheck disable=SC2016
 source ../lib.sh
@@ -89,6 +91,7 @@ mdnum=$(cat /sys/block/md0/dev)
 degraded_md0() { grep "\[performance-degraded\]" "$SCRATCH/daemon.log" | grep -c "^md0: " || true; }
 before=$(degraded_md0)
 bps_after=0
+t_throttle=@$(date +%s)
 if ((BPS_ROUNDS > 0)); then
         log "md0 ($mdnum) throttled: rbps=$limit (30% of the baseline $base B/s; IOPS not limited)"
         echo "$mdnum rbps=$limit" >/sys/fs/cgroup/storpulse-throttle/io.max || fail "io.max refused"
@@ -113,7 +116,7 @@ echo "$mdnum rbps=max riops=max" >/sys/fs/cgroup/storpulse-throttle/io.max
 echo "$dpid" >/sys/fs/cgroup/cgroup.procs
 
 # ---- 3. a member failed -------------------------------------------------------------------------
-t0=$(date +%s.%N)
+t0=$(date +%s.%N) t_fail=@$(date +%s)
 run mdadm /dev/md0 --fail /dev/mapper/m3
 wait_until 30 "member-failed event" grep -q "^md0: member ${dm[2]} failed.*\[member-failed\]" \
         "$SCRATCH/daemon.log"
@@ -124,7 +127,7 @@ wait_until 30 "degraded event" grep -q "^md0: .*\[degraded\]" "$SCRATCH/daemon.l
 run mdadm /dev/md0 --remove /dev/mapper/m3
 echo 1000 >/sys/block/md0/md/sync_speed_min
 echo 1000 >/sys/block/md0/md/sync_speed_max
-t0=$(date +%s.%N)
+t0=$(date +%s.%N) t_rebuild=@$(date +%s)
 run mdadm /dev/md0 --add /dev/mapper/m3
 wait_until 30 "recovery started" md_is md0 sync_action recover
 rebuild_ok=0
@@ -157,9 +160,13 @@ grep -E "\[(member-slow|performance-degraded|member-failed|degraded|rebuild-slow
         fail "throttled md0: performance-degraded after $throttled_after rounds (want 1..2)"
 grep "\[performance-degraded\]" "$SCRATCH/daemon.log" | grep "^md0: " | grep -v "member" |
         grep -qE "throughput|IOPS|latency" || fail "the verdict on md0 is not on the volume's layer"
-journal_has performance-degraded STORPULSE_VOLUME=md0 STORPULSE_LAYER=volume
-journal_has member-failed STORPULSE_VOLUME=md0 "STORPULSE_MEMBER=${dm[2]}"
+# each fault in the journal, naming the volume and the layer (and the member where it is one)
+journal_has --since "$t_throttle" performance-degraded STORPULSE_VOLUME=md0 STORPULSE_LAYER=volume
+journal_lacks --since "$t_throttle" performance-degraded STORPULSE_VOLUME=md0 STORPULSE_LAYER=member
+journal_has --since "$t_fail" member-failed STORPULSE_VOLUME=md0 "STORPULSE_MEMBER=${dm[2]}" \
+        STORPULSE_LAYER=member
+journal_lacks member-failed "STORPULSE_MEMBER=${dm[0]}" + "STORPULSE_MEMBER=${dm[1]}"
 ((rebuild_ok == 1)) || fail "no rebuild-slow for md0"
-journal_has rebuild-slow STORPULSE_VOLUME=md0
+journal_has --since "$t_rebuild" rebuild-slow STORPULSE_VOLUME=md0 STORPULSE_LAYER=volume
 grep "\[rebuild-slow\]" "$SCRATCH/daemon.log" | grep -q "^md0: .*recovery" ||
         fail "rebuild-slow does not name md0's recovery"
