@@ -12,7 +12,8 @@
 # sequential throughput (cgroup v2 io.max rbps only), fails a member, and rebuilds it under a
 # low sync_speed_max. Both assert the events in the guest's journal (MESSAGE_ID and fields).
 #   bench/detection/run.sh BUILDDIR [HEALTHY [FAULTS_HEALTHY]]
-# Prints the figures (from the guests' perf-figures) and exits non-zero if a scenario failed.
+# Prints the figures (from the guests' perf-figures) and the journal entry found for each fault
+# (event, volume, member, layer), and exits non-zero if a scenario failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
@@ -27,6 +28,6 @@ rc=0
         --env "BENCH_HEALTHY=$healthy" --env "BENCH_FAULTS_HEALTHY=$faults_healthy" \
         --env "BENCH_FIO=${BENCH_FIO:-1}" --env "BENCH_BPS_ROUNDS=${BENCH_BPS_ROUNDS:-4}" \
         -- perf-fail-slow perf-faults || rc=$?
-grep -E "healthy rounds|member \+20 ms|normal again|throttled|member failed|scenario perf" \
+grep -E "healthy rounds|member \+20 ms|normal again|throttled|member failed|scenario perf|^journal" \
         "$logdir/vm-detection/test.log" || true
 exit $rc
