@@ -54,6 +54,21 @@ bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size
         return false;
 }
 
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+        return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+uint64_t backoff_progress_allowance(uint64_t own_bytes, uint64_t interval_bytes,
+                                    unsigned queue_depth, uint64_t block_size) {
+        /* saturating: absurd inputs give "everything is ours", never a wrapped small number */
+        uint64_t inflight = queue_depth > 0 && block_size > UINT64_MAX / queue_depth
+                                    ? UINT64_MAX
+                                    : (uint64_t) queue_depth * block_size;
+        uint64_t sum = add_sat(add_sat(own_bytes, interval_bytes), inflight);
+
+        return sum / 512 + (sum % 512 != 0);
+}
+
 bool backoff_disks_intersect(char *const *a, char *const *b) {
         for (size_t i = 0; a && a[i]; i++)
                 for (size_t j = 0; b && b[j]; j++)

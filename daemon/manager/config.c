@@ -48,6 +48,7 @@ static const ConfigKey schedule_keys[] = {
 
 static const ConfigKey probe_keys[] = {
         { "ForeignIOThreshold", config_value_bytes64, C(foreign_threshold_bytes), 0, 1ULL << 40 },
+        { "IdleWindow", config_value_span, C(idle_window_usec), 0, 10 * SEC },
         { "RetryDelay", config_value_usec, C(retry_delay_usec), SEC / 10, DAY },
         { "RetryDelayMax", config_value_usec, C(retry_delay_max_usec), SEC / 10, DAY },
         { "MaxRetries", config_value_uint, C(max_retries), 0, 100 },
@@ -157,6 +158,7 @@ int config_new_default(Config **ret) {
         c->schedule_interval_usec = 6 * 3600 * SEC;
         c->schedule_first_usec = 60 * SEC;
         c->foreign_threshold_bytes = 1 << 20;
+        c->idle_window_usec = 200 * USEC_PER_MSEC;
         c->retry_delay_usec = 30 * SEC;
         c->retry_delay_max_usec = 600 * SEC;
         c->max_retries = 5;

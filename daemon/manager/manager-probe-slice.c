@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The slices of a probe target (see manager-probe.c for the back-off): before a slice, the checks
  * that may defer or skip it (standby, budget, I/O in flight) and the stat counters of every device
- * below; the helper on the loop (its socket and deadline); after it, the foreign-I/O check that
- * retries the slice later, and the merge into the target's result. */
+ * below; its idle window (IdleWindow=: the counters must stay quiet that long before the helper
+ * starts); the helper on the loop (its socket and deadline), with the counters compared again at
+ * each of its progress reports so a slice is abandoned within ~100 ms of foreign I/O instead of
+ * being read whole; after it, the same check with the exact figures, and the merge into the
+ * target's result. A slice with foreign I/O is retried later (RetryDelay=, MaxRetries=). */
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -52,11 +55,14 @@ static bool slice_params(const RunTarget *t, unsigned slice, ProbeParams *ret) {
 static void active_free(Active *a) {
         if (!a)
                 return;
+        a->window = sd_event_source_disable_unref(a->window);
         a->io = sd_event_source_disable_unref(a->io);
         a->timer = sd_event_source_disable_unref(a->timer);
         a->runner = probe_runner_free(a->runner); /* a running helper goes to the reaper */
         free(a->before);
+        free(a->after);
         free(a->have_before);
+        free(a->have_after);
         free(a);
 }
 
@@ -102,6 +108,26 @@ static bool read_stats(Manager *m, const RunTarget *t, BlockStat *st, bool *have
                         busy = true;
         }
         return busy;
+}
+
+/* Whether a device of a's target did more foreign I/O since the window's start than the threshold,
+ * the probe having read own_sectors of it; with in_flight, any request in flight counts too (before
+ * the helper runs, a request in flight is someone else's). */
+static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, bool in_flight) {
+        const RunTarget *t = a->t;
+        uint64_t threshold = m->config->foreign_threshold_bytes / 512;
+
+        (void) read_stats(m, t, a->after, a->have_after);
+        for (size_t i = 0; i < t->n_devs; i++) {
+                if (!a->have_after[i])
+                        continue;
+                if (in_flight && a->after[i].in_flight > 0)
+                        return true;
+                if (a->have_before[i] &&
+                    backoff_foreign_sectors(&a->before[i], &a->after[i], own_sectors) > threshold)
+                        return true;
+        }
+        return false;
 }
 
 static void defer_foreign(Manager *m, ManagerProbeRun *run, RunTarget *t) {
@@ -166,22 +192,12 @@ static void on_outcome(Active *a, const ProbeRunnerOutcome *outcome) {
                         return;
                 }
                 {
-                        BlockStat *after = calloc(t->n_devs, sizeof(BlockStat));
-                        bool *have = calloc(t->n_devs, sizeof(bool)), foreign = false;
                         uint64_t own = 0;
+                        bool foreign;
 
                         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
                                 own += o->result.phases[i].bytes / 512;
-                        if (after && have) {
-                                (void) read_stats(m, t, after, have);
-                                for (size_t i = 0; i < t->n_devs && !foreign; i++)
-                                        if (have[i] && a->have_before[i])
-                                                foreign = backoff_foreign_sectors(&a->before[i],
-                                                                                  &after[i], own) >
-                                                          m->config->foreign_threshold_bytes / 512;
-                        }
-                        free(after);
-                        free(have);
+                        foreign = foreign_since_start(m, a, own, false);
                         run->budget_used_usec += (usec_t) (o->result.elapsed_ns / NSEC_PER_USEC);
                         manager_probe_active_remove(run, a);
                         if (foreign && o->result.errors == 0) {
@@ -218,11 +234,20 @@ static int active_dispatch(Active *a) {
         int r = probe_runner_dispatch(a->runner, now(CLOCK_MONOTONIC));
         Manager *m = a->run->m;
 
-        if (r == 0) {
+        if (r == 0 && a->abandon) {
+                /* Foreign I/O while it ran: stop reading now rather than at the slice's end. */
+                ManagerProbeRun *run = a->run;
+                RunTarget *t = a->t;
+
+                run->budget_used_usec += now(CLOCK_MONOTONIC) - a->start_usec;
+                log_debug("%s: foreign I/O during slice %u, abandoned after %llu KiB", t->name,
+                          t->slice, (unsigned long long) ((a->done_bytes + a->phase_bytes) >> 10));
+                manager_probe_active_remove(run, a); /* kills the helper */
+                defer_foreign(m, run, t);
+        } else if (r == 0) {
                 (void) sd_event_source_set_time(a->timer, probe_runner_deadline_usec(a->runner));
                 return 0;
-        }
-        if (r < 0) {
+        } else if (r < 0) {
                 ProbeRunnerOutcome o = { .status = PROBE_RUNNER_FAILED, .error = r };
 
                 on_outcome(a, &o);
@@ -241,9 +266,52 @@ static int on_active_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return active_dispatch(userdata);
 }
 
+/* The queue depth and block size of the phase a progress report is about. */
+static void phase_shape(const ProbeParams *p, ProbePhase phase, unsigned *ret_qd,
+                        uint64_t *ret_bs) {
+        switch (phase) {
+        case PROBE_PHASE_SEQUENTIAL:
+                *ret_qd = p->seq_queue_depth, *ret_bs = p->seq_block_size;
+                return;
+        case PROBE_PHASE_RANDOM:
+                *ret_qd = p->rand_queue_depth, *ret_bs = p->rand_block_size;
+                return;
+        case PROBE_PHASE_RANDOM_DEEP:
+        case _PROBE_PHASE_MAX:
+        case _PROBE_PHASE_INVALID:
+                break;
+        }
+        *ret_qd = MAX(p->rand_queue_depth, p->rand_deep_queue_depth);
+        *ret_bs = MAX(p->seq_block_size, p->rand_block_size);
+}
+
+static void check_progress(Active *a, const ProbeProgress *p) {
+        Manager *m = a->run->m;
+        uint64_t step, allowance, bs;
+        unsigned qd;
+
+        if (p->phase != a->phase) { /* the next phase: its counts start again at 0 */
+                a->done_bytes += a->phase_bytes;
+                a->phase = p->phase;
+                a->phase_bytes = 0;
+        }
+        step = p->bytes > a->phase_bytes ? p->bytes - a->phase_bytes : 0;
+        a->interval_bytes = MAX(a->interval_bytes, step);
+        a->phase_bytes = MAX(a->phase_bytes, p->bytes);
+        if (a->abandon || p->done) /* a phase's last report: the outcome's check follows */
+                return;
+        phase_shape(&a->params, p->phase, &qd, &bs);
+        allowance = backoff_progress_allowance(a->done_bytes + a->phase_bytes, a->interval_bytes,
+                                               qd, bs);
+        if (foreign_since_start(m, a, allowance, false))
+                a->abandon = true;
+}
+
 static void on_progress(const ProbeProgress *p, void *userdata) {
         Active *a = userdata;
         ManagerProbeRun *run = a->run;
+
+        check_progress(a, p);
 
         for (size_t i = 0; i < run->n_waiters; i++)
                 if (!run->waiters[i].gone && run->waiters[i].w.progress)
@@ -287,14 +355,79 @@ static bool slice_may_start(Manager *m, ManagerProbeRun *run, RunTarget *t, Prob
         return true;
 }
 
-int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t) {
-        ManagerVolume *rec;
+/* Starts a's helper and watches it on the loop. On failure a is left as it is (no helper). */
+static int helper_start(Manager *m, Active *a) {
+        RunTarget *t = a->t;
         Volume *v = inventory_get(m->inventory, t->name);
-        ProbeParams p;
-        Active *a;
+        ManagerVolume *rec;
         int sysfs, r;
 
-        if (!v) {
+        if (!v)
+                return -ENODEV;
+        /* The helper reads the target's and its buffers' (huge page policy) facts from sysfs. */
+        sysfs = openat(inventory_root_fd(m->inventory), "sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        r = probe_runner_start(m->reaper, v->path, &a->params, sysfs >= 0 ? sysfs : -EBADF,
+                               on_progress, a, &a->runner);
+        sysfs = safe_close(sysfs);
+        if (r < 0)
+                return log_warning_errno(r, "%s: failed to start the probe helper: %m", t->name);
+        r = sd_event_add_io(m->event, &a->io, probe_runner_fd(a->runner), EPOLLIN, on_active_io, a);
+        if (r >= 0)
+                r = sd_event_add_time(m->event, &a->timer, CLOCK_MONOTONIC,
+                                      probe_runner_deadline_usec(a->runner), 0, on_active_timer, a);
+        if (r < 0)
+                return log_warning_errno(r, "%s: failed to watch the probe helper: %m", t->name);
+        a->start_usec = now(CLOCK_MONOTONIC);
+        rec = manager_get_volume(m, t->name);
+        if (rec)
+                rec->probing = true;
+        log_debug("%s: probing (%s, slice %u, helper %d)", t->name, t->profile.name, t->slice,
+                  (int) probe_runner_pid(a->runner));
+        m->changed |= MANAGER_CHANGED_PROBE;
+        return 0;
+}
+
+static void helper_failed(Manager *m, Active *a, int r) {
+        ManagerProbeRun *run = a->run;
+        RunTarget *t = a->t;
+
+        manager_probe_active_remove(run, a);
+        t->status = PROBE_RUNNER_FAILED;
+        manager_probe_record_result(
+                m, run, t, MANAGER_PROBE_ERROR,
+                &(ProbeRunnerOutcome){ .status = PROBE_RUNNER_FAILED, .error = r });
+}
+
+/* The end of a slice's idle window: start the helper if the devices stayed quiet. */
+static int on_window(sd_event_source *s, uint64_t usec, void *userdata) {
+        Active *a = userdata;
+        ManagerProbeRun *run = a->run;
+        Manager *m = run->m;
+        RunTarget *t = a->t;
+        int r;
+
+        a->window = sd_event_source_disable_unref(a->window);
+        if (!inventory_get(m->inventory, t->name)) {
+                manager_probe_active_remove(run, a);
+                manager_probe_record_skip(m, run, t, PROBE_SKIP_UNUSABLE); /* vanished */
+        } else if (foreign_since_start(m, a, 0, true)) {
+                manager_probe_active_remove(run, a);
+                defer_foreign(m, run, t);
+        } else if ((r = helper_start(m, a)) < 0)
+                helper_failed(m, a, r);
+        else
+                return 0;
+        (void) manager_probe_reaper_arm(m);
+        manager_probe_kick(m);
+        return 0;
+}
+
+int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t) {
+        ProbeParams p;
+        Active *a;
+        int r;
+
+        if (!inventory_get(m->inventory, t->name)) {
                 manager_probe_record_skip(m, run, t, PROBE_SKIP_UNUSABLE); /* vanished */
                 return 0;
         }
@@ -308,9 +441,12 @@ int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t) {
                 return -ENOMEM;
         a->run = run;
         a->t = t;
+        a->phase = _PROBE_PHASE_INVALID;
         a->before = calloc(t->n_devs, sizeof(BlockStat));
+        a->after = calloc(t->n_devs, sizeof(BlockStat));
         a->have_before = calloc(t->n_devs, sizeof(bool));
-        if (!a->before || !a->have_before) {
+        a->have_after = calloc(t->n_devs, sizeof(bool));
+        if (!a->before || !a->after || !a->have_before || !a->have_after) {
                 active_free(a);
                 return -ENOMEM;
         }
@@ -321,36 +457,26 @@ int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t) {
         }
         p.idle_priority = m->config->idle_priority;
         p.seed = now(CLOCK_REALTIME) ^ ((uint64_t) run->id << 32) ^ (uint64_t) (t - run->targets);
-        /* The helper reads the target's and its buffers' (huge page policy) facts from sysfs. */
-        sysfs = openat(inventory_root_fd(m->inventory), "sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        r = probe_runner_start(m->reaper, v->path, &p, sysfs >= 0 ? sysfs : -EBADF, on_progress, a,
-                               &a->runner);
-        sysfs = safe_close(sysfs);
+        a->params = p;
+
+        /* In run->active from here on: the window counts as probing for Parallel= and shared
+         * disks. */
+        run->active[run->n_active++] = a;
+        t->state = TARGET_RUNNING;
+        if (m->config->idle_window_usec > 0) {
+                r = sd_event_add_time_relative(m->event, &a->window, CLOCK_MONOTONIC,
+                                               m->config->idle_window_usec, 0, on_window, a);
+                if (r < 0) {
+                        manager_probe_active_remove(run, a);
+                        t->state = TARGET_PENDING;
+                        return r;
+                }
+                return 1;
+        }
+        r = helper_start(m, a);
         if (r < 0) {
-                active_free(a);
-                log_warning_errno(r, "%s: failed to start the probe helper: %m", t->name);
-                t->status = PROBE_RUNNER_FAILED;
-                manager_probe_record_result(
-                        m, run, t, MANAGER_PROBE_ERROR,
-                        &(ProbeRunnerOutcome){ .status = PROBE_RUNNER_FAILED, .error = r });
+                helper_failed(m, a, r);
                 return 0;
         }
-        r = sd_event_add_io(m->event, &a->io, probe_runner_fd(a->runner), EPOLLIN, on_active_io, a);
-        if (r >= 0)
-                r = sd_event_add_time(m->event, &a->timer, CLOCK_MONOTONIC,
-                                      probe_runner_deadline_usec(a->runner), 0, on_active_timer, a);
-        if (r < 0) {
-                active_free(a);
-                return r;
-        }
-        a->start_usec = now(CLOCK_MONOTONIC);
-        t->state = TARGET_RUNNING;
-        run->active[run->n_active++] = a;
-        rec = manager_get_volume(m, t->name);
-        if (rec)
-                rec->probing = true;
-        log_debug("%s: probing (%s, slice %u, helper %d)", t->name, t->profile.name, t->slice,
-                  (int) probe_runner_pid(a->runner));
-        m->changed |= MANAGER_CHANGED_PROBE;
         return 1;
 }

@@ -63,6 +63,14 @@ uint64_t backoff_foreign_sectors(const BlockStat *before, const BlockStat *after
 bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size_t n,
                            uint64_t own_sectors, uint64_t threshold_sectors);
 
+/* What the probe may have read from a device by the time the manager reads its counters after a
+ * progress report of a running slice, in sectors: the bytes it reported (own_bytes), what it can
+ * have completed since (interval_bytes: its bytes per report interval) and what it has in flight
+ * (queue_depth reads of block_size). The foreign-I/O check of a running slice subtracts this, so
+ * the lag of a report is never mistaken for someone else's I/O. Pure. */
+uint64_t backoff_progress_allowance(uint64_t own_bytes, uint64_t interval_bytes,
+                                    unsigned queue_depth, uint64_t block_size) _const_;
+
 /* True if the two NULL-terminated disk lists intersect (volumes sharing a disk). NULL lists are
  * empty. Pure. */
 bool backoff_disks_intersect(char *const *a, char *const *b) _pure_;

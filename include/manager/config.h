@@ -60,6 +60,7 @@ typedef struct Config {
 
         /* [Probe] */
         uint64_t foreign_threshold_bytes; /* ForeignIOThreshold=: per slice and device */
+        usec_t idle_window_usec;          /* IdleWindow=: quiet time needed before a slice */
         usec_t retry_delay_usec;          /* RetryDelay=: first wait after foreign I/O */
         usec_t retry_delay_max_usec;      /* RetryDelayMax= */
         unsigned max_retries;             /* MaxRetries=: then the volume is skipped this run */

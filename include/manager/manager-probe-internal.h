@@ -3,7 +3,8 @@
 
 /* Inside the probe runs: a run and its targets (manager-probe.c: requests, the queue, results,
  * the schedule) and the slices a target is probed in (manager-probe-slice.c: the back-off checks,
- * one helper per slice on the loop, its outcome). */
+ * its idle window, one helper per slice on the loop, the foreign-I/O check at every progress
+ * report, its outcome). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,14 +35,22 @@ typedef struct RunTarget {
         usec_t started_usec, cpu_usec;
 } RunTarget;
 
+/* A slice from the start of its idle window (window set, runner NULL) until its outcome. */
 typedef struct Active {
         ManagerProbeRun *run;
         RunTarget *t;
+        ProbeParams params;
         ProbeRunner *runner;
-        sd_event_source *io, *timer;
-        BlockStat *before;
-        bool *have_before;
-        usec_t start_usec;
+        sd_event_source *window, *io, *timer;
+        BlockStat *before, *after; /* stat of t->devs at the window's start; scratch */
+        bool *have_before, *have_after;
+        usec_t start_usec; /* the helper's start */
+        /* the helper's progress reports, for the foreign-I/O check while it runs */
+        ProbePhase phase;
+        uint64_t done_bytes;     /* of the phases reported before this one */
+        uint64_t phase_bytes;    /* of this phase, as last reported */
+        uint64_t interval_bytes; /* the largest step between two reports */
+        bool abandon;            /* foreign I/O seen while running: drop at the next dispatch */
 } Active;
 
 typedef struct RunWaiter {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* analysis/backoff: foreign I/O from stat counters, shared disks, standby words, retry delays
- * and the budget. Expectations by hand from the counter values. */
+ * and the budget, the allowance of a running slice. Expectations by hand from the counter values.
+ */
 
 #include "analysis/backoff.h"
 #include "tap.h"
@@ -24,6 +25,14 @@ int main(void) {
            "a write on a member: back off");
         ok(!backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, w }, 2, 2048, 8),
            "8 sectors within an 8-sector threshold");
+
+        /* 1 MiB reported + 256 KiB per interval + 4 x 64 KiB in flight = 1.5 MiB = 3072 */
+        is_u64(backoff_progress_allowance(1 << 20, 256 << 10, 4, 64 << 10), 3072,
+               "reported + one interval + in flight");
+        is_u64(backoff_progress_allowance(0, 0, 1, 4096), 8, "nothing reported yet: in flight");
+        is_u64(backoff_progress_allowance(513, 0, 0, 0), 2, "partial sector rounds up");
+        is_u64(backoff_progress_allowance(UINT64_MAX - 10, 100, 2, UINT64_MAX),
+               UINT64_MAX / 512 + 1, "saturates instead of wrapping");
 
         ok(backoff_disks_intersect(d1, d2), "sdb shared");
         ok(!backoff_disks_intersect(d1, d3), "no disk shared");

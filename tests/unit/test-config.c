@@ -51,6 +51,7 @@ static void test_good(void) {
                            "Interval=1h\n"
                            "[Probe]\n"
                            "ForeignIOThreshold=64M\n"
+                           "IdleWindow=50ms\n"
                            "Budget=30s\n"
                            "[Volumes]\n"
                            "Kind=md disk\n"
@@ -76,6 +77,7 @@ static void test_good(void) {
         is_int(c->builtin, 1, "Builtin=yes");
         is_u64(c->schedule_interval_usec, 3600 * USEC_PER_SEC, "1h");
         is_u64(c->foreign_threshold_bytes, 64ULL << 20, "64M");
+        is_u64(c->idle_window_usec, 50 * USEC_PER_MSEC, "IdleWindow=50ms");
         is_u64(c->budget_usec, 30 * USEC_PER_SEC, "30s");
         p = config_get_profile(c, "nightly");
         ok(p != NULL, "admin profile defined");
@@ -129,6 +131,8 @@ static void test_bad(void) {
                     "test.conf:2: time span '100ms' out of range (1s..8.64e+04s)");
         check_error("[Probe]\nForeignIOThreshold=12Q\n",
                     "test.conf:2: invalid size '12Q' (use e.g. 4096, 64K, 64M, 1G)");
+        check_error("[Probe]\nIdleWindow=11s\n",
+                    "test.conf:2: time span '11s' out of range (0s..10s)");
         check_error("[Probe]\nMaxRetries=-1\n", "test.conf:2: invalid number '-1'");
         check_error("[Probe]\nMaxRetries=1000\n", "test.conf:2: number 1000 out of range (0..100)");
         check_error("[Probe]\nIdlePriority=maybe\n",

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# storpulsed's back-off against real foreground I/O on a read-only direct-io loop device: a probe
+# slice starts only after an idle window without foreign I/O, and a slice that is running when
+# someone else starts reading is abandoned at the next progress report instead of being read
+# whole. What the daemon read is the device's own count (/sys/block/loopN/stat) minus what fio
+# says it read, so the test does not rely on the daemon's view of itself.
+#  1. quiet device: the probe reads its whole 256 MiB sequential slice;
+#  2. fio already reading: the volume is skipped ("retries") and the daemon reads next to nothing;
+#  3. the daemon in a cgroup-v1 blkio cgroup throttled to 20 MB/s (so its 256 MiB slice would
+#     take 13 s) and fio started 1.5 s into the slice: the slice is abandoned, the daemon reads
+#     well under half of it.
+#   daemon-backoff.sh STORPULSECTL STORPULSED
+set -u
+if [ -z "${STORPULSE_IN_NS:-}" ]; then
+        if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null; then
+                echo "1..0 # SKIP needs root and unshare"
+                exit 0
+        fi
+        # a private mount namespace: no journal socket, so the daemon logs to stderr
+        exec unshare --mount --propagation private env STORPULSE_IN_NS=1 bash "$0" "$@"
+fi
+. "$(dirname "$0")/probe-lib.sh"
+DAEMON=${2:?usage: $0 STORPULSECTL STORPULSED}
+require_root_and_loop
+command -v fio >/dev/null || skip_all "fio not installed (build-aux/install-deps.sh --test)"
+[ -w /sys/fs/cgroup/blkio ] || skip_all "no cgroup-v1 blkio hierarchy at /sys/fs/cgroup/blkio"
+make_scratch
+[ -d /run/systemd/journal ] && mount -t tmpfs tmpfs /run/systemd/journal
+
+DPID= FIO= CG=/sys/fs/cgroup/blkio/storpulse-backoff-$$
+cleanup_all() {
+        [ -n "$FIO" ] && kill "$FIO" 2>/dev/null && wait "$FIO" 2>/dev/null
+        [ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
+        if [ -d "$CG" ]; then
+                while read -r p; do echo "$p" >/sys/fs/cgroup/blkio/cgroup.procs; done <"$CG/cgroup.procs"
+                rmdir "$CG"
+        fi
+        cleanup
+}
+trap cleanup_all EXIT
+
+img=$SCRATCH/disk.img
+make_random_file "$img" 300
+dev=$(attach_loop "$img" --read-only --direct-io=on)
+tap_ok $? "loop device $dev (read-only, direct I/O)"
+name=${dev#/dev/}
+read -r majmin <"/sys/block/$name/dev"
+
+conf=$SCRATCH/storpulse.conf
+cat >"$conf" <<EOF
+[Daemon]
+LogLevel=debug
+ShutdownTimeout=2s
+RescanInterval=1h
+[Schedule]
+Builtin=no
+[Volumes]
+Name=$name
+Exclude=
+[Probe]
+RetryDelay=1s
+RetryDelayMax=1s
+MaxRetries=2
+[Profile big]
+SequentialBytes=256M
+RandomQueueDepth=0
+RandomDeepQueueDepth=0
+EOF
+SOCK=$SCRATCH/run/control
+export STORPULSE_SOCKET=$SOCK
+"$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
+        >"$SCRATCH/daemon.log" 2>&1 &
+DPID=$!
+for _ in $(seq 100); do
+        [ -S "$SOCK" ] && break
+        sleep 0.1
+done
+tap_ok $([ -S "$SOCK" ]; echo $?) "daemon's control socket"
+
+reads() { # bytes read from the device
+        local st
+        read -r -a st <"/sys/block/$name/stat"
+        echo $((st[2] * 512))
+}
+mib() { echo $(($1 >> 20)); }
+
+# fio_start SECONDS: a steady foreground, random 4 KiB reads at QD4, in the background
+fio_start() {
+        fio --name=fg --filename="$dev" --readonly --direct=1 --ioengine=libaio --rw=randread \
+                --bs=4k --iodepth=4 --time_based --runtime="$1" --output-format=json \
+                --output="$SCRATCH/fio.json" >/dev/null 2>&1 &
+        FIO=$!
+}
+# fio_end: waits for fio's end (it is never killed: it writes its figures when it ends), then
+# sets got (what the device read since $before) and fg (what fio says it read)
+fio_end() {
+        wait "$FIO"
+        FIO=
+        got=$(($(reads) - before))
+        fg=$(fio_bytes)
+}
+fio_bytes() {
+        python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][0]["read"]["io_bytes"])' \
+                "$SCRATCH/fio.json"
+}
+
+# 1. quiet
+before=$(reads)
+bounded 120 "$CTL" probe --json --profile big "$name" >"$SCRATCH/quiet.json" 2>&1
+tap_ok $? "quiet: probe ran"
+diag <"$SCRATCH/quiet.json"
+got=$(($(reads) - before))
+check "quiet: the slice read its 256 MiB ($(mib $got) MiB)" test "$got" -ge $((256 << 20))
+
+# 2. fio first
+before=$(reads)
+fio_start 6
+sleep 1
+bounded 120 "$CTL" probe --json --profile big "$name" >"$SCRATCH/busy.json" 2>&1
+diag <"$SCRATCH/busy.json"
+check "busy: skipped for retries" grep -q '"reason": *"retries"' "$SCRATCH/busy.json"
+fio_end
+tap_ok $? "busy: fio's figures"
+own=$((got - fg))
+check "busy: the daemon read next to nothing ($((own >> 10)) KiB besides fio's $(mib $fg) MiB)" \
+        test "$own" -lt $((2 << 20)) -a "$own" -gt $((-1 << 20)) # >= 0 but for fio's rounding
+
+# 3. fio starts while a (throttled) slice runs
+mkdir "$CG" && echo "$majmin $((20 << 20))" >"$CG/blkio.throttle.read_bps_device" &&
+        echo "$DPID" >"$CG/cgroup.procs"
+tap_ok $? "daemon in blkio cgroup $CG, reads of $name throttled to 20 MiB/s"
+before=$(reads)
+bounded 120 "$CTL" probe --json --profile big "$name" >"$SCRATCH/late.json" 2>&1 &
+PROBE=$!
+sleep 1.5
+fio_start 6
+wait "$PROBE"
+diag <"$SCRATCH/late.json"
+fio_end
+tap_ok $? "late: fio's figures"
+own=$((got - fg))
+check "late: the slice was abandoned ($(mib $own) MiB of 256 read besides fio's $(mib $fg) MiB)" \
+        test "$own" -lt $((128 << 20))
+check "late: the daemon logged the abandoned slice" grep -q "abandoned" "$SCRATCH/daemon.log"
+check "late: skipped for retries, not a result from a partial slice" \
+        grep -q '"reason": *"retries"' "$SCRATCH/late.json"
+
+kill "$DPID"
+wait "$DPID"
+tap_ok $? "daemon exits cleanly"
+DPID=
+grep -E "abandoned|foreign" "$SCRATCH/daemon.log" | diag
+finish
