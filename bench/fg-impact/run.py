@@ -139,8 +139,10 @@ Enable=no
         lines = err.splitlines()
         slices = sum(1 for l in lines if ": probing (" in l)
         foreign = sum(1 for l in lines if "foreign I/O, retrying" in l)
+        abandoned = sum(1 for l in lines if ", abandoned after" in l)
         runs = [l for l in lines if "Probe run" in l and "started" not in l]
-        return bw, (f"daemon: {slices} probe slices started, {foreign} discarded for foreign I/O"
+        return bw, (f"daemon: {slices} probe slices started, {foreign} attempts deferred for foreign"
+                    f" I/O ({abandoned} of them abandoned while running)"
                     + (f"; {runs[-1].split(': ', 1)[-1]}" if runs else ", run not finished"))
 
     cases = ["none", "storpulsed", "naive"]
