@@ -89,7 +89,8 @@ static bool md_has_recovery_target(const MdArray *a) {
 }
 
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
-                                 uint64_t sync_min_sectors, RebuildObservation *ret) {
+                                 const Mdstat *all, uint64_t sync_min_sectors,
+                                 RebuildObservation *ret) {
         RebuildObservation o;
         bool replacing = false, replaced = false;
         MdProgress p;
@@ -97,7 +98,7 @@ void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, cons
         rebuild_observation_init(&o);
         o.operation = operation_from_md(a->sync_action);
         /* the figures `volumes` shows come from the same computation */
-        md_progress_compute(a, m, &p);
+        md_progress_compute(a, m, all, &p);
         o.delayed = p.delayed;
         if (p.coarse_total_sectors != MD_PROGRESS_UNSET) {
                 o.coarse_done_sectors = p.coarse_done_sectors;

@@ -44,7 +44,7 @@ void inventory_md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat) {
                 s->mismatch_count = a->mismatch_cnt;
         }
         /* the one computation the md monitor's tracker uses too */
-        md_progress_compute(a, ma, &p);
+        md_progress_compute(a, ma, mdstat, &p);
         s->delayed = p.delayed;
         if (!p.running)
                 return;

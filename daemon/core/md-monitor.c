@@ -152,8 +152,8 @@ static void observe_md(MdMonitor *m, const char *name) {
         f = followed_get(m, name);
         if (!f)
                 return;
-        rebuild_observation_from_md(&f->tracker, v->md, ms ? mdstat_find(ms, name) : NULL, sync_min,
-                                    &o);
+        rebuild_observation_from_md(&f->tracker, v->md, ms ? mdstat_find(ms, name) : NULL, ms,
+                                    sync_min, &o);
         feed(m, name, v, &o);
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* One progress/speed/ETA computation for md arrays (see include/model/md-progress.h). */
 
+#include <string.h>
+
 #include "basic/string-table.h"
 #include "model/md-progress.h"
 #include "model/md.h"
@@ -14,7 +16,26 @@ static const char *const md_progress_source_table[_MD_PROGRESS_SOURCE_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(md_progress_source, MdProgressSource, md_progress_source_table)
 
-void md_progress_compute(const MdArray *a, const MdstatArray *m, MdProgress *ret) {
+/* md_do_sync() sets curr_resync to MD_RESYNC_DELAYED (sync_completed "delayed", mdstat
+ * "resync=DELAYED") at the start of every operation while it looks for another array on the
+ * same disks whose operation runs (curr_resync != 0); with none it goes on at once. A queue is
+ * only possible while another array shows an operation (running or itself queued). */
+static bool other_array_syncing(const Mdstat *all, const MdstatArray *self) {
+        for (size_t i = 0; i < all->n_arrays; i++) {
+                const MdstatArray *o = &all->arrays[i];
+
+                if (o == self ||
+                    (self && self->name && o->name && strcmp(o->name, self->name) == 0))
+                        continue;
+                if (o->progress.kind == MDSTAT_PROGRESS_RUNNING ||
+                    o->progress.kind == MDSTAT_PROGRESS_DELAYED)
+                        return true;
+        }
+        return false;
+}
+
+void md_progress_compute(const MdArray *a, const MdstatArray *m, const Mdstat *all,
+                         MdProgress *ret) {
         MdProgress p = {
                 .source = MD_PROGRESS_SOURCE_NONE,
                 .ratio = -1.0,
@@ -33,6 +54,9 @@ void md_progress_compute(const MdArray *a, const MdstatArray *m, MdProgress *ret
         p.delayed = a->sync_completed.kind == MD_SYNC_COMPLETED_DELAYED ||
                     (mp &&
                      (mp->kind == MDSTAT_PROGRESS_DELAYED || mp->kind == MDSTAT_PROGRESS_PENDING));
+        if (p.delayed && all && !(mp && mp->kind == MDSTAT_PROGRESS_PENDING) &&
+            !other_array_syncing(all, m))
+                p.delayed = false; /* md's own start of the operation, not a queue */
         p.running = !p.delayed && a->sync_action != MD_SYNC_ACTION_IDLE &&
                     a->sync_action != MD_SYNC_ACTION_FROZEN &&
                     a->sync_action != _MD_SYNC_ACTION_INVALID;

@@ -194,7 +194,8 @@ int rebuild_severity_to_priority(RebuildSeverity s) _const_;
 void rebuild_observation_init(RebuildObservation *o);
 
 /* Build the observation of an md array, without I/O: `a` from md_array_load(), `m` the array's
- * /proc/mdstat entry (NULL if unavailable), sync_min_sectors md/sync_min (REBUILD_UNKNOWN if not
+ * /proc/mdstat entry (NULL if unavailable), `all` the whole /proc/mdstat (NULL if unread; see
+ * md_progress_compute() for what it decides), sync_min_sectors md/sync_min (REBUILD_UNKNOWN if not
  * read), `t` the array's tracker (NULL: no history). md specifics handled here (checked on a real
  * kernel, drivers/md/md.c):
  *  - while a finished or aborted operation is being cleaned up, /proc/mdstat shows 100%
@@ -208,7 +209,8 @@ void rebuild_observation_init(RebuildObservation *o);
  *    REPLACE; it completed when md marked the old member faulty (6.1: "faulty", slot none)
  *    with degraded 0 and no want_replacement left, which is not a member failure. */
 void rebuild_observation_from_md(const RebuildTracker *t, const MdArray *a, const MdstatArray *m,
-                                 uint64_t sync_min_sectors, RebuildObservation *ret);
+                                 const Mdstat *all, uint64_t sync_min_sectors,
+                                 RebuildObservation *ret);
 
 /* Build the observation of a dm-raid LV (an LVM raid LV) from its parsed status, without I/O.
  * The sync ratio is the fine progress; degraded counts dead and absent legs ('D', '-'); a dead

@@ -19,7 +19,12 @@
  *  replace md reads "recover" with "0 / N" for a moment (no mdstat line, no speed). That
  *  coarse figure is dropped; a real restart shows itself with the next figures.
  *  An array whose operation is queued (sync_completed "delayed", mdstat "resync=DELAYED" or
- *  "=PENDING"), frozen or idle has no figure at all, whatever a stale counter says. */
+ *  "=PENDING"), frozen or idle has no figure at all, whatever a stale counter says.
+ *  "delayed"/"DELAYED" is also md's own first moment of every operation (md_do_sync() sets
+ *  curr_resync to MD_RESYNC_DELAYED while it looks for another array on the same disks to wait
+ *  for): when /proc/mdstat shows no other array with an operation, nothing can queue it and the
+ *  operation counts as running (without a figure yet). A recovery started with mdadm --add on
+ *  a slow machine reads so for a moment. */
 
 #include <errno.h>
 #include <stdbool.h>
@@ -30,6 +35,7 @@
 
 typedef struct MdArray MdArray;         /* model/md.h */
 typedef struct MdstatArray MdstatArray; /* model/mdstat.h */
+typedef struct Mdstat Mdstat;           /* model/mdstat.h */
 
 typedef enum MdProgressSource {
         MD_PROGRESS_SOURCE_NONE,           /* no figure */
@@ -61,5 +67,7 @@ typedef struct MdProgress {
 } MdProgress;
 
 /* Compute the reading of array `a` (md_array_load()) with its /proc/mdstat entry `m` (NULL when
- * there is none). */
-void md_progress_compute(const MdArray *a, const MdstatArray *m, MdProgress *ret);
+ * there is none) and the whole /proc/mdstat `all` it came from (NULL when unread: a "delayed"
+ * is then believed as read). */
+void md_progress_compute(const MdArray *a, const MdstatArray *m, const Mdstat *all,
+                         MdProgress *ret);

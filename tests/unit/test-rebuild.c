@@ -545,7 +545,7 @@ static void feed_md(RebuildTracker *t, double sec, const MdArray *a, const Mdsta
         char got[1024];
         int n;
 
-        rebuild_observation_from_md(t, a, m, sync_min, &o);
+        rebuild_observation_from_md(t, a, m, NULL, sync_min, &o);
         n = rebuild_tracker_feed(t, (usec_t) (sec * USEC_PER_SEC), &o, ev, ELEMENTSOF(ev));
         if (n < 0) {
                 ok(0, "%s: fed (%d)", what, n);
@@ -559,7 +559,7 @@ static int feed_md_quiet(RebuildTracker *t, double sec, const MdArray *a, const 
         RebuildObservation o;
         RebuildEvent ev[REBUILD_EVENTS_MAX];
 
-        rebuild_observation_from_md(t, a, m, REBUILD_UNKNOWN, &o);
+        rebuild_observation_from_md(t, a, m, NULL, REBUILD_UNKNOWN, &o);
         return rebuild_tracker_feed(t, (usec_t) (sec * USEC_PER_SEC), &o, ev, ELEMENTSOF(ev));
 }
 
@@ -574,7 +574,7 @@ static void test_md_mapping(void) {
 
         a.members = members;
         a.n_members = 2;
-        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        rebuild_observation_from_md(NULL, &a, &m, NULL, 0, &o);
         is_int(o.operation, REBUILD_OP_CHECK, "md: check");
         ok(!o.delayed, "md: not delayed");
         is_u64(o.coarse_done_sectors, 32768, "md: coarse done");
@@ -590,32 +590,32 @@ static void test_md_mapping(void) {
         /* md's cleanup window: mdstat 100% while sync_completed holds the real checkpoint */
         m = mdstat_at(64512);
         a.sync_completed.done_sectors = 12288;
-        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        rebuild_observation_from_md(NULL, &a, &m, NULL, 0, &o);
         is_u64(o.fine_done_sectors, REBUILD_UNKNOWN, "md: cleanup-window 100%% dropped");
         is_u64(o.coarse_done_sectors, 12288, "md: checkpoint kept");
         a.sync_completed.done_sectors = 129024;
-        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        rebuild_observation_from_md(NULL, &a, &m, NULL, 0, &o);
         is_u64(o.fine_done_sectors, 129024, "md: 100%% kept when sync_completed agrees");
 
         a.sync_speed_kib_per_sec = 0;
         members[1].state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY);
-        rebuild_observation_from_md(NULL, &a, NULL, REBUILD_UNKNOWN, &o);
+        rebuild_observation_from_md(NULL, &a, NULL, NULL, REBUILD_UNKNOWN, &o);
         is_u64(o.kernel_speed_bytes_per_sec, REBUILD_UNKNOWN, "md: sync_speed 0 is no figure");
         ok(o.member_failed, "md: faulty member");
         is_u64(o.fine_done_sectors, REBUILD_UNKNOWN, "md: no mdstat, no fine progress");
 
         a.sync_completed = (MdSyncCompleted){ MD_SYNC_COMPLETED_DELAYED, 0, 0 };
-        rebuild_observation_from_md(NULL, &a, NULL, 0, &o);
+        rebuild_observation_from_md(NULL, &a, NULL, NULL, 0, &o);
         ok(o.delayed, "md: sync_completed delayed");
         a = md_running(MD_SYNC_ACTION_RESYNC, 0, MD_UNSET);
         m = (MdstatArray){ .progress = { .kind = MDSTAT_PROGRESS_PENDING } };
-        rebuild_observation_from_md(NULL, &a, &m, 0, &o);
+        rebuild_observation_from_md(NULL, &a, &m, NULL, 0, &o);
         ok(o.delayed, "md: mdstat resync=PENDING");
         a.sync_action = _MD_SYNC_ACTION_INVALID; /* raid0 */
-        rebuild_observation_from_md(NULL, &a, NULL, 0, &o);
+        rebuild_observation_from_md(NULL, &a, NULL, NULL, 0, &o);
         is_int(o.operation, REBUILD_OP_IDLE, "md: no sync_action -> idle");
         a.sync_action = MD_SYNC_ACTION_UNKNOWN;
-        rebuild_observation_from_md(NULL, &a, NULL, 0, &o);
+        rebuild_observation_from_md(NULL, &a, NULL, NULL, 0, &o);
         is_int(o.operation, REBUILD_OP_IDLE, "md: unknown word -> idle");
 }
 
@@ -685,7 +685,7 @@ static void test_md_sequences(void) {
                 a.n_members = 1;
                 a.sync_completed.done_sectors = 8192;
                 m = mdstat_at(64512);
-                rebuild_observation_from_md(&t, &a, &m, 0, &o);
+                rebuild_observation_from_md(&t, &a, &m, NULL, 0, &o);
                 n = rebuild_tracker_feed(&t, 6 * USEC_PER_SEC, &o, ev, ELEMENTSOF(ev));
                 is_int(n, 1, "recovery: one event when the member fails");
                 if (n == 1) {
@@ -821,7 +821,7 @@ static void test_md_replace(void) {
         a = md_running(MD_SYNC_ACTION_RECOVER, 0, 1000);
         a.members = during;
         a.n_members = 3;
-        rebuild_observation_from_md(&t, &a, NULL, REBUILD_UNKNOWN, &o);
+        rebuild_observation_from_md(&t, &a, NULL, NULL, REBUILD_UNKNOWN, &o);
         is_str(rebuild_operation_to_string(o.operation), "replace", "want_replacement: a replace");
         ok(!o.member_failed, "no member failed");
         m = mdstat_at(0);
@@ -942,7 +942,7 @@ static void test_md_replace_kernel_tail(void) {
         a = md_running(MD_SYNC_ACTION_RECOVER, 0, MD_UNSET); /* 3. */
         a.members = swapped;
         a.n_members = 3;
-        md_progress_compute(&a, NULL, &p);
+        md_progress_compute(&a, NULL, NULL, &p);
         is_str(md_progress_source_to_string(p.source), "none",
                "kernel replace tail 3: 0 / N with speed none is no figure");
         feed_md(&t, 15.32, &a, NULL, REBUILD_UNKNOWN, "",
@@ -1011,6 +1011,54 @@ static void test_md_fail_blip(void) {
         is_int(t.phase, REBUILD_PHASE_RUNNING, "fail blip: running");
 }
 
+/* mdadm --add on a one-array machine: md reads "delayed" for a moment (md_do_sync() looking for
+ * an array to wait for) before its recovery shows progress. Without another array in
+ * /proc/mdstat that is the recovery's start, reported once as started, never as delayed; with
+ * another array resyncing it is a real queue. */
+static void test_md_start_moment(void) {
+        MdstatArray self = { .name = (char *) "md0",
+                             .progress = { .kind = MDSTAT_PROGRESS_DELAYED } };
+        MdstatArray other = { .name = (char *) "md1", .progress = mdstat_at(1024).progress };
+        MdstatArray both[2] = { self, other };
+        Mdstat alone = { .arrays = &self, .n_arrays = 1 },
+               shared = { .arrays = both, .n_arrays = 2 };
+        MdArray idle = md_idle(), start = md_idle(), run;
+        RebuildObservation o;
+        RebuildEvent ev[REBUILD_EVENTS_MAX];
+        RebuildTracker t;
+        char got[1024];
+        int n;
+
+        idle.degraded = 1;
+        start.degraded = 1;
+        start.sync_action = MD_SYNC_ACTION_RECOVER;
+        start.sync_completed = (MdSyncCompleted){ MD_SYNC_COMPLETED_DELAYED, 0, 0 };
+        run = md_running(MD_SYNC_ACTION_RECOVER, 0, 6000);
+        run.degraded = 1;
+
+        rebuild_tracker_init(&t);
+        rebuild_observation_from_md(&t, &idle, NULL, &alone, 0, &o);
+        is_int(rebuild_tracker_feed(&t, 0, &o, ev, ELEMENTSOF(ev)), 0, "start moment: idle first");
+        rebuild_observation_from_md(&t, &start, &self, &alone, 0, &o);
+        ok(!o.delayed, "alone: not delayed");
+        n = rebuild_tracker_feed(&t, USEC_PER_SEC, &o, ev, ELEMENTSOF(ev));
+        events_to_string(ev, n, got, sizeof(got));
+        is_str(got, "started:recovery:warning", "alone: the start moment is the recovery's start");
+        self.progress = mdstat_at(2048).progress;
+        rebuild_observation_from_md(&t, &run, &self, &alone, 0, &o);
+        n = rebuild_tracker_feed(&t, 2 * USEC_PER_SEC, &o, ev, ELEMENTSOF(ev));
+        is_int(n, 0, "alone: its progress is no second start");
+
+        rebuild_tracker_init(&t);
+        rebuild_observation_from_md(&t, &idle, NULL, &shared, 0, &o);
+        (void) rebuild_tracker_feed(&t, 0, &o, ev, ELEMENTSOF(ev));
+        rebuild_observation_from_md(&t, &start, &both[0], &shared, 0, &o);
+        ok(o.delayed, "md1 resyncing: delayed");
+        n = rebuild_tracker_feed(&t, USEC_PER_SEC, &o, ev, ELEMENTSOF(ev));
+        events_to_string(ev, n, got, sizeof(got));
+        is_str(got, "delayed:recovery:info", "md1 resyncing: reported as delayed");
+}
+
 int main(void) {
         for (size_t i = 0; i < ELEMENTSOF(scenarios); i++)
                 run_scenario(&scenarios[i]);
@@ -1021,6 +1069,7 @@ int main(void) {
         test_tables();
         test_format();
         test_md_mapping();
+        test_md_start_moment();
         test_md_sequences();
         test_md_replace();
         test_md_replace_kernel_tail();

@@ -69,10 +69,22 @@ run dmsetup reload m2 --table "0 $sz delay $(dmsetup table m2 | awk '{print $4}'
 run dmsetup resume m2
 slow_after=0 degraded_after=0 verdicts_before=$(verdicts "${dm[1]}")
 injected_at=$(($(wc -l <"$SCRATCH/daemon.log") + 1))
-for ((k = 1; k <= 4; k++)); do
+# A round in which the daemon declined to judge a member's run (it logs "not judged": the host
+# stalled through the probe, a TCG guest on shared cores does that) does not count: the peer
+# rule needs every member's run of the round, so detection moves to the next judged round.
+members_unjudged() { grep -cE "^(${dm[0]}|${dm[1]}|${dm[2]}): .*not judged" "$SCRATCH/daemon.log" || true; }
+judged=0 unjudged_rounds=0 nj_last=$(members_unjudged)
+for ((k = 1; k <= 5; k++)); do
         round
-        ((slow_after == 0 && $(events member-slow) > 0)) && slow_after=$k
-        ((degraded_after == 0 && $(verdicts "${dm[1]}") > verdicts_before)) && degraded_after=$k
+        nj=$(members_unjudged)
+        if ((nj > nj_last)); then
+                ((unjudged_rounds += 1))
+        else
+                ((judged += 1))
+        fi
+        nj_last=$nj
+        ((slow_after == 0 && $(events member-slow) > 0)) && slow_after=$judged
+        ((degraded_after == 0 && $(verdicts "${dm[1]}") > verdicts_before)) && degraded_after=$judged
 done
 # The same verdicts on /metrics, as Prometheus scrapes them (the snapshot is rebuilt on publish)
 curl -sf http://127.0.0.1:19977/metrics >"$SCRATCH/metrics.txt" || fail "no /metrics from storpulsed"
@@ -97,7 +109,7 @@ wait "$dpid"
 grep -E "\[(member-slow|member-normal|performance-degraded|performance-recovered)\]" "$SCRATCH/daemon.log"
 {
         echo "healthy rounds: $HEALTHY (fio load: $FIO, ${t_healthy}s), false alarms: $false_alarms ($false_slow member-slow, $false_degraded performance-degraded), runs not judged (shared or host stall): $unjudged"
-        echo "member +20 ms: member-slow after $slow_after rounds, performance-degraded after $degraded_after rounds"
+        echo "member +20 ms: member-slow after $slow_after judged rounds, performance-degraded after $degraded_after judged rounds ($unjudged_rounds of 5 rounds with a member run not judged)"
         echo "member normal again: $(events member-normal), array recovered: $(events performance-recovered)"
 } | tee "$SCRATCH/perf-figures"
 # The peer rule must not alarm: members share whatever noise the machine has. Own-baseline
@@ -105,10 +117,14 @@ grep -E "\[(member-slow|member-normal|performance-degraded|performance-recovered
 # stalls (throughput at 2% of baseline for a run or two) that no healthy disk shows.
 ((false_slow == 0)) || fail "$false_slow member-slow events in the healthy phase"
 ((false_degraded == 0)) || echo "NOTE: $false_degraded performance-degraded events in the healthy phase (host noise)"
-((slow_after >= 1 && slow_after <= 2)) || fail "member-slow after $slow_after rounds (want 1..2)"
+if ((slow_after < 1 || slow_after > 2)); then
+        fail "member-slow after $slow_after judged rounds (want 1..2)"
+        echo "daemon log from the injection on:"
+        tail -n "+$injected_at" "$SCRATCH/daemon.log" | head -n 80
+fi
 grep -q "\[member-slow\]" "$SCRATCH/daemon.log" && grep "\[member-slow\]" "$SCRATCH/daemon.log" |
         grep -q "member ${dm[1]} slow" || fail "member-slow does not name ${dm[1]}"
-((degraded_after >= 1 && degraded_after <= 2)) || fail "performance-degraded after $degraded_after rounds"
+((degraded_after >= 1 && degraded_after <= 2)) || fail "performance-degraded after $degraded_after judged rounds (want 1..2)"
 grep "\[performance-degraded\]" "$SCRATCH/daemon.log" |
         grep -qE "^${dm[1]}: performance degraded|member ${dm[1]} is the slow one" ||
         fail "no performance verdict on the layer of ${dm[1]}"
