@@ -150,16 +150,19 @@ static int emit(PeerEvent *ev, size_t n_events, size_t *k, PeerEventType t,
 }
 
 /* One member's sample against the group's limits (with three or more peers of a source) or its
- * own baseline: 1 slow, 0 normal, -1 not judged (no source usable). m keeps the figures of the
+ * own baseline: per source 1 slow, 0 normal, -1 not judged into verdict[]; returns 1 if a source
+ * found it slow, 0 if one judged it normal, -1 if none was usable. m keeps the figures of the
  * source that found it slow, else of the last source judged. */
 static int judge_member(const PeerConfig *c, const PeerSample *p, const unsigned *n_src,
-                        const double *limit, const double *median, PeerMemberState *m) {
+                        const double *limit, const double *median, PeerMemberState *m,
+                        int *verdict) {
         bool slow = false, judged = false;
 
         for (PeerSource s = 0; s < _PEER_SOURCE_MAX; s++) {
                 double v = p->value_ms[s], lim, ref;
                 bool own;
 
+                verdict[s] = -1;
                 if (!sample_valid(c, p, s))
                         continue;
                 if (n_src[s] >= 3) {
@@ -174,6 +177,7 @@ static int judge_member(const PeerConfig *c, const PeerSample *p, const unsigned
                 } else
                         continue;
                 judged = true;
+                verdict[s] = v > lim;
                 if (slow)
                         continue; /* keep the figures of the source that found it */
                 m->source = s;
@@ -186,32 +190,43 @@ static int judge_member(const PeerConfig *c, const PeerSample *p, const unsigned
         return judged ? slow : -1;
 }
 
-/* A judged run into m's history and streaks, and the events its state changes give. */
-static int member_step(const PeerConfig *c, PeerMemberState *m, bool slow, PeerEvent *ev,
+/* A judged run (verdict[] per source, see judge_member()) into m's history and per-source
+ * streaks, and the events its state changes give. */
+static int member_step(const PeerConfig *c, PeerMemberState *m, const int *verdict, PeerEvent *ev,
                        size_t n_events, size_t *k) {
+        PeerSource hit = _PEER_SOURCE_INVALID;
+        bool any_slow_streak = false;
         int r;
 
-        m->history = (m->history << 1) | (slow ? 1 : 0);
+        for (PeerSource s = 0; s < _PEER_SOURCE_MAX; s++) {
+                if (verdict[s] > 0) {
+                        m->slow_streak[s]++;
+                        m->normal_streak[s] = 0;
+                        if (m->slow_streak[s] >= c->k_slow && hit < 0)
+                                hit = s;
+                } else if (verdict[s] == 0) {
+                        m->normal_streak[s]++;
+                        m->slow_streak[s] = 0;
+                }
+                any_slow_streak = any_slow_streak || m->slow_streak[s] > 0;
+        }
+        /* A run counts slow in the history while some source is in a slow streak: a normal tick
+         * of one source between slow runs of another is no edge of a new stretch. */
+        m->history = (m->history << 1) | (any_slow_streak ? 1 : 0);
         m->judged = MIN(m->judged + 1, 32U);
-        if (slow) {
-                m->slow_streak++;
-                m->normal_streak = 0;
-                if (!m->suspect && m->slow_streak >= c->k_slow) {
-                        m->suspect = true;
-                        m->episodes++;
-                        r = emit(ev, n_events, k, PEER_EVENT_SLOW, m, m->slow_streak);
-                        if (r < 0)
-                                return r;
-                }
-        } else {
-                m->normal_streak++;
-                m->slow_streak = 0;
-                if (m->suspect && m->normal_streak >= c->m_normal) {
-                        m->suspect = false;
-                        r = emit(ev, n_events, k, PEER_EVENT_NORMAL, m, m->normal_streak);
-                        if (r < 0)
-                                return r;
-                }
+        if (!m->suspect && hit >= 0) {
+                m->suspect = true;
+                m->raised_by = hit;
+                m->episodes++;
+                r = emit(ev, n_events, k, PEER_EVENT_SLOW, m, m->slow_streak[hit]);
+                if (r < 0)
+                        return r;
+        } else if (m->suspect && !any_slow_streak &&
+                   m->normal_streak[m->raised_by] >= c->m_normal) {
+                m->suspect = false;
+                r = emit(ev, n_events, k, PEER_EVENT_NORMAL, m, m->normal_streak[m->raised_by]);
+                if (r < 0)
+                        return r;
         }
         if (count_stretches(m->history, m->judged) < c->flap_edges) {
                 m->flapping = false;
@@ -253,18 +268,17 @@ int peers_feed(PeerGroup *g, const PeerConfig *c, const PeerSample *samples, siz
         w = *g; /* on a full event buffer the group stays as it was */
         for (size_t i = 0; i < n; i++) {
                 const PeerSample *p = &samples[i];
+                int verdict[_PEER_SOURCE_MAX];
                 PeerMemberState *m;
-                int slow;
 
                 if (!p->name || !*p->name)
                         continue;
                 m = group_get(&w, p->name);
                 if (!m)
                         continue;
-                slow = judge_member(c, p, n_src, limit, median, m);
-                if (slow < 0)
-                        continue;
-                r = member_step(c, m, slow, ret_events, n_events, &k);
+                if (judge_member(c, p, n_src, limit, median, m, verdict) < 0)
+                        continue; /* no source usable */
+                r = member_step(c, m, verdict, ret_events, n_events, &k);
                 if (r < 0)
                         return r;
         }

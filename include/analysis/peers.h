@@ -11,10 +11,14 @@
  * median of the group is no reference (with two, which one is slow?), so each member is compared
  * with its own baseline instead, by the same rule over its own median and MAD.
  *
- * Hysteresis per member: SUSPECT after k_slow slow runs in a row, NORMAL again after m_normal
- * normal runs in a row. A member that keeps crossing is flapping: FLAPPING is reported once when
- * the last 32 judged runs hold flap_edges or more separate slow stretches (suspect or not: a
- * member slow every other run never reaches k_slow), and clears when they no longer do.
+ * Hysteresis per member and source: SUSPECT after k_slow slow runs in a row of one source, NORMAL
+ * again after m_normal normal runs in a row of the source that raised it, with no source in a
+ * slow streak. The sources see different windows (a probe reads now, a passive await averages
+ * the last statistics interval, which may mostly predate a fault), so one source's normal run
+ * never breaks another's slow streak. A member that keeps crossing is flapping: FLAPPING is
+ * reported once when the last 32 judged runs hold flap_edges or more separate slow stretches
+ * (suspect or not: a member slow every other run never reaches k_slow), and clears when they no
+ * longer do.
  *
  * Pure: no I/O, no clock; a PeerGroup is plain data. */
 
@@ -87,7 +91,8 @@ void peer_sample_init(PeerSample *s, const char *name);
 typedef struct PeerMemberState {
         char name[BASELINE_NAME_MAX];
         bool suspect, flapping;
-        unsigned slow_streak, normal_streak;
+        unsigned slow_streak[_PEER_SOURCE_MAX], normal_streak[_PEER_SOURCE_MAX];
+        PeerSource raised_by;                    /* the source whose streak made it SUSPECT */
         uint32_t history;                        /* bit 0: last run slow; one bit per judged run */
         unsigned judged;                         /* runs in history (<= 32) */
         uint64_t episodes;                       /* times it became SUSPECT */

@@ -120,6 +120,69 @@ static void test_await(void) {
         is_double(ev[0].limit_ms, 20, 1e-9, "await floor 20 ms");
 }
 
+/* The CI case: a member +20 ms, probed slow in round 1; a statistics tick between the rounds
+ * averages mostly the reads from before the fault (await 5 ms, normal); round 2 is slow again.
+ * The probe's streak is its own: SLOW at round 2, not 3. It is normal again only after m_normal
+ * normal probe runs, however normal the await reads. */
+static void probe3(PeerGroup *g, const PeerConfig *c, double slow_ms, PeerEvent *ev, int want,
+                   const char *what) {
+        PeerSample s[3];
+
+        for (int i = 0; i < 3; i++) {
+                peer_sample_init(&s[i], (const char *[]){ "dm-0", "dm-1", "dm-2" }[i]);
+                s[i].value_ms[PEER_SOURCE_PROBE] = 0.14 + (i == 1 ? slow_ms : 0);
+        }
+        is_int(peers_feed(g, c, s, 3, ev, 6), want, "%s", what);
+}
+
+static void await3(PeerGroup *g, const PeerConfig *c, double dm1_ms, PeerEvent *ev, int want,
+                   const char *what) {
+        PeerSample s[3];
+
+        for (int i = 0; i < 3; i++) {
+                peer_sample_init(&s[i], (const char *[]){ "dm-0", "dm-1", "dm-2" }[i]);
+                s[i].value_ms[PEER_SOURCE_AWAIT] = i == 1 ? dm1_ms : 0.15;
+                s[i].await_ios = 120;
+        }
+        is_int(peers_feed(g, c, s, 3, ev, 6), want, "%s", what);
+}
+
+static void test_sources_streak_apart(void) {
+        PeerConfig c = PEER_CONFIG_DEFAULT;
+        PeerEvent ev[6];
+        PeerGroup g;
+
+        peer_group_init(&g);
+        for (int i = 0; i < 5; i++)
+                probe3(&g, &c, 0, ev, 0, "healthy round");
+        probe3(&g, &c, 24, ev, 0, "round 1 slow: not yet");
+        await3(&g, &c, 5, ev, 0, "a tick over mostly healthy reads: normal await");
+        probe3(&g, &c, 24, ev, 1,
+               "round 2 slow: SLOW (the await did not break the probe's streak)");
+        is_int(ev[0].type, PEER_EVENT_SLOW, "slow event");
+        is_int(ev[0].runs, 2, "for 2 runs");
+        is_int(ev[0].source, PEER_SOURCE_PROBE, "by the probe");
+        for (int i = 0; i < 4; i++)
+                await3(&g, &c, 0.2, ev, 0, "normal await ticks do not clear a probe's verdict");
+        is_str(peer_group_suspect(&g), "dm-1", "still suspect");
+        probe3(&g, &c, 0, ev, 0, "probe normal 1");
+        probe3(&g, &c, 0, ev, 0, "probe normal 2");
+        probe3(&g, &c, 0, ev, 1, "probe normal 3: NORMAL");
+        is_int(ev[0].type, PEER_EVENT_NORMAL, "normal event");
+        is_int(ev[0].runs, 3, "for 3 runs");
+        ok(peer_group_suspect(&g) == NULL, "no suspect");
+
+        /* a slow await streak holds the verdict too: probe normal runs alone do not clear it
+         * while the await is still slow */
+        probe3(&g, &c, 24, ev, 0, "slow again 1");
+        probe3(&g, &c, 24, ev, 1, "slow again 2: SLOW");
+        await3(&g, &c, 60, ev, 0, "await slow too");
+        for (int i = 0; i < 3; i++)
+                probe3(&g, &c, 0, ev, 0, "probe normal while the await is in a slow streak");
+        is_str(peer_group_suspect(&g), "dm-1", "still suspect (await slow)");
+        await3(&g, &c, 0.2, ev, 1, "await normal: no slow streak left, NORMAL");
+}
+
 static void test_flapping(void) {
         PeerConfig c = PEER_CONFIG_DEFAULT;
         PeerEvent ev[8];
@@ -180,6 +243,7 @@ int main(void) {
         test_four_members();
         test_two_members();
         test_await();
+        test_sources_streak_apart();
         test_flapping();
         test_errors();
         return tap_done();
