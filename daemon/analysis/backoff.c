@@ -2,6 +2,7 @@
 /* Probe back-off decisions (see backoff.h): md's is_mddev_idle() idea applied to a probe. The
  * manager measures, this file only compares numbers, so every rule is a unit test. */
 
+#include <math.h>
 #include <string.h>
 
 #include "analysis/backoff.h"
@@ -52,6 +53,28 @@ bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size
                 if (backoff_foreign_sectors(&before[i], &after[i], own_sectors) > threshold_sectors)
                         return true;
         return false;
+}
+
+double backoff_foreign_share(const BlockStat *before, const BlockStat *after, const bool *have,
+                             size_t n, uint64_t own_sectors) {
+        double share = NAN;
+
+        if (!before || !after || !have)
+                return NAN;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t f;
+                double s;
+
+                if (!have[i])
+                        continue;
+                f = backoff_foreign_sectors(&before[i], &after[i], own_sectors);
+                if (f == 0 && own_sectors == 0)
+                        continue; /* nothing moved: no figure */
+                s = (double) f / ((double) f + (double) own_sectors);
+                if (isnan(share) || s > share)
+                        share = s;
+        }
+        return share;
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b) {

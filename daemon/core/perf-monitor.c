@@ -165,7 +165,17 @@ int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSamp
         p->pending_failed = probe_failed;
         p->pending_sample = *s;
         p->pending_start_usec = start_usec;
+        p->pending_fg_share = NAN;
         (void) snprintf(p->pending_profile, sizeof(p->pending_profile), "%s", profile ?: "");
+        return 0;
+}
+
+int perf_monitor_set_foreground(PerfMonitor *pm, const char *name, double share) {
+        PerfVolume *p = pm ? perf_monitor_find_vol(pm, name) : NULL;
+
+        if (!p || !p->pending)
+                return -ENOENT;
+        p->pending_fg_share = isfinite(share) ? CLAMP(share, 0.0, 1.0) : NAN;
         return 0;
 }
 
@@ -393,6 +403,17 @@ static double util_before(const PerfVolume *p) {
         return NAN;
 }
 
+/* The foreground load a run is judged with: the utilization before the probe, or the share of
+ * the device's I/O that was someone else's during it, whichever is higher (a load that starts
+ * during the probe shows only in the second). NAN when neither is known. */
+static double foreground_load(const PerfVolume *p) {
+        double u = util_before(p), f = p->pending_fg_share;
+
+        if (!isfinite(u))
+                return f;
+        return isfinite(f) && f > u ? f : u;
+}
+
 /* The detector's verdict on v as a degraded/recovered event. */
 static void emit_detector_event(PerfMonitor *pm, const Volume *v, const DetectorEvent *de,
                                 int *count) {
@@ -471,8 +492,8 @@ static double pending_factor(const PerfMonitor *pm, const Inventory *inv, const 
         perf_volume_identity(inv, w, id);
         perf_baseline_key(id, p->pending_profile, key);
         b = baseline_set_find(pm->set, key);
-        if (!b || detector_classify(&pm->cfg.detector, b, &p->pending_sample, util_before(p), &f) ==
-                          DETECTOR_RUN_INCONCLUSIVE)
+        if (!b || detector_classify(&pm->cfg.detector, b, &p->pending_sample, foreground_load(p),
+                                    &f) == DETECTOR_RUN_INCONCLUSIVE)
                 return NAN;
         return common_mode_factor(&f);
 }
@@ -523,7 +544,7 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
         c.degraded = health_below(inv, v, VOLUME_HEALTH_DEGRADED, 0);
         c.rebuilding = rebuilding(inv, v, false, 0) || rebuilding(inv, v, true, 0);
         c.probe_error = p->pending_failed;
-        c.foreground_utilization = util_before(p);
+        c.foreground_utilization = foreground_load(p);
 
         p->has_last = true;
         p->last = p->pending_sample;

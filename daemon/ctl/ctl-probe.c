@@ -320,6 +320,10 @@ static void json_add_result(json_object *j, const ProbeResult *r, const Notes *n
         json_object_object_add(j, "cpu_system_seconds",
                                json_object_new_double((double) r->cpu_sys_usec / 1e6));
         json_object_object_add(j, "cpu_percent", json_object_new_double(cpu_percent(r)));
+        json_object_object_add(j, "cpu_wait_seconds",
+                               r->cpu_wait_ns != NSEC_INFINITY
+                                       ? json_object_new_double((double) r->cpu_wait_ns / 1e9)
+                                       : NULL);
         json_object_object_add(j, "seconds", json_object_new_double((double) r->elapsed_ns / 1e9));
 }
 

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,15 @@ static struct json_object *sample_to_json(const ManagerProbeSample *s) {
         json_object_object_add(o, "duration_seconds",
                                json_double((double) s->duration_usec / USEC_PER_SEC, 3));
         json_object_object_add(o, "errors", json_object_new_uint64(s->errors));
+        json_object_object_add(o, "foreground_share",
+                               isfinite(s->foreground_share) ? json_double(s->foreground_share, 3)
+                                                             : NULL);
+        json_object_object_add(
+                o, "cpu_wait_share",
+                s->cpu_wait_usec != USEC_INFINITY && s->probe_usec > 0
+                        ? json_double(MIN(1.0, (double) s->cpu_wait_usec / (double) s->probe_usec),
+                                      3)
+                        : NULL);
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++) {
                 const ManagerProbePhaseSummary *p = &s->phases[i];
                 struct json_object *x;

@@ -106,9 +106,23 @@ static Seen *seen_get(ManagerPerf *p, const char *name) {
 }
 
 /* The probe of `name` that just ended (wall time duration) is not judged if the host stalled
- * through enough of it. */
-static void check_stall(ManagerPerf *p, const char *name, usec_t duration) {
+ * through enough of it, or if the probe itself waited for a CPU for a quarter of its time (at
+ * least 20 ms): nice 19 on a CPU-bound machine, a latency figure of the host's load. */
+static void check_stall(ManagerPerf *p, const char *name, usec_t duration,
+                        const ManagerProbeSample *s) {
+        HostStallConfig cpu = p->stall_cfg;
         usec_t end = now(CLOCK_MONOTONIC), late;
+
+        cpu.min_usec = 20 * USEC_PER_MSEC;
+        if (s->cpu_wait_usec != USEC_INFINITY && s->probe_usec > 0 &&
+            host_stall_starved(&cpu, s->cpu_wait_usec, s->probe_usec)) {
+                log_info("%s: the probe waited for a CPU for %.0f ms of its %.0f ms: run not "
+                         "judged",
+                         name, (double) s->cpu_wait_usec / USEC_PER_MSEC,
+                         (double) s->probe_usec / USEC_PER_MSEC);
+                (void) perf_monitor_mark_starved(p->pm, name);
+                return;
+        }
 
         late = host_stall_late_in(&p->stall, end > duration ? end - duration : 0, end);
         if (!host_stall_starved(&p->stall_cfg, late, duration))
@@ -189,7 +203,8 @@ static void pick_up_results(ManagerPerf *p) {
                                             now(CLOCK_MONOTONIC) - s->duration_usec,
                                             s->profile) >= 0) {
                         p->pending = true;
-                        check_stall(p, r->name, s->duration_usec);
+                        (void) perf_monitor_set_foreground(p->pm, r->name, s->foreground_share);
+                        check_stall(p, r->name, s->duration_usec, s);
                 }
                 seen->n_probes = r->n_probes;
                 seen->cpu_usec = r->cpu_usec;

@@ -8,6 +8,7 @@
  * target's result. A slice with foreign I/O is retried later (RetryDelay=, MaxRetries=). */
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,6 +29,9 @@ static void merge_slice(RunTarget *t, const ProbeResult *r) {
         }
         t->acc.elapsed_ns += r->elapsed_ns;
         t->acc.cpu_user_usec += r->cpu_user_usec;
+        t->acc.cpu_wait_ns = t->acc.cpu_wait_ns == NSEC_INFINITY || r->cpu_wait_ns == NSEC_INFINITY
+                                     ? NSEC_INFINITY
+                                     : t->acc.cpu_wait_ns + r->cpu_wait_ns;
         t->acc.cpu_sys_usec += r->cpu_sys_usec;
         if (r->state > t->acc.state) /* ok < error < stalled */
                 t->acc.state = r->state;
@@ -130,6 +134,20 @@ static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, boo
         return false;
 }
 
+/* An accepted slice's share of foreign I/O (below the threshold, or any with the threshold off)
+ * into the target's largest, for the detector. Uses the readings foreign_since_start() just took.
+ */
+static void note_foreign_share(RunTarget *t, const Active *a, uint64_t own_sectors) {
+        for (size_t i = 0; i < t->n_devs; i++) {
+                bool both = a->have_before[i] && a->have_after[i];
+                double s =
+                        backoff_foreign_share(&a->before[i], &a->after[i], &both, 1, own_sectors);
+
+                if (isfinite(s) && !(s <= t->foreign_share)) /* NAN: the first figure */
+                        t->foreign_share = s;
+        }
+}
+
 static void defer_foreign(Manager *m, ManagerProbeRun *run, RunTarget *t) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
 
@@ -198,6 +216,8 @@ static void on_outcome(Active *a, const ProbeRunnerOutcome *outcome) {
                         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
                                 own += o->result.phases[i].bytes / 512;
                         foreign = foreign_since_start(m, a, own, false);
+                        if (!foreign)
+                                note_foreign_share(t, a, own);
                         run->budget_used_usec += (usec_t) (o->result.elapsed_ns / NSEC_PER_USEC);
                         manager_probe_active_remove(run, a);
                         if (foreign && o->result.errors == 0) {

@@ -13,6 +13,7 @@
  * a device-time budget. Every skip is counted by reason in the volume's record. */
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,7 +224,7 @@ static int run_add_target(ManagerProbeRun *run, const Volume *v) {
                 return -ENOMEM;
         run->targets = a;
         t = &a[run->n_targets];
-        *t = (RunTarget){ .profile = run->profile };
+        *t = (RunTarget){ .profile = run->profile, .foreign_share = NAN };
         t->name = strdup(v->name);
         if (!t->name || devs_add(t, v->name) < 0 || collect_disks(m->inventory, v, t, 0) < 0) {
                 target_done_free(t);
@@ -329,6 +330,11 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVe
                 .state = t->acc.state,
                 .duration_usec = dur,
                 .errors = t->acc.errors,
+                .foreground_share = t->foreign_share,
+                .probe_usec = (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC),
+                .cpu_wait_usec = t->acc.cpu_wait_ns != NSEC_INFINITY
+                                         ? (usec_t) (t->acc.cpu_wait_ns / NSEC_PER_USEC)
+                                         : USEC_INFINITY,
         };
 
         (void) snprintf(s.profile, sizeof(s.profile), "%s", t->profile.name);
@@ -359,7 +365,7 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVe
 /* The journal event of a finished probe: finished, error, or stalled. */
 static void log_result(Manager *m, const Volume *v, const RunTarget *t, ManagerProbeVerdict verdict,
                        const ProbeRunnerOutcome *last) {
-        char f[4][96], *fields[5] = {};
+        char f[5][96], *fields[6] = {};
         const ProbePhaseResult *seq = &t->acc.phases[PROBE_PHASE_SEQUENTIAL],
                                *rnd = &t->acc.phases[PROBE_PHASE_RANDOM];
 
@@ -397,11 +403,35 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, ManagerP
                               t->name,
                               last && last->error ? strerror(-last->error)
                                                   : probe_runner_status_to_string(t->status));
-        else
+        else {
+                char fg[64] = "", cw[64] = "";
+                size_t k = 3;
+
+                if (isfinite(t->foreign_share)) {
+                        (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_FOREGROUND_SHARE=%.3f",
+                                        t->foreign_share);
+                        fields[k] = f[k];
+                        k++;
+                        if (t->foreign_share >= 0.005)
+                                (void) snprintf(fg, sizeof(fg),
+                                                ", %.0f%% of the I/O during it someone else's",
+                                                t->foreign_share * 100);
+                }
+                if (t->acc.cpu_wait_ns != NSEC_INFINITY && t->acc.elapsed_ns > 0) {
+                        double w =
+                                MIN(1.0, (double) t->acc.cpu_wait_ns / (double) t->acc.elapsed_ns);
+
+                        (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_CPU_WAIT_SHARE=%.3f", w);
+                        fields[k] = f[k];
+                        if (w >= 0.05)
+                                (void) snprintf(cw, sizeof(cw), ", %.0f%% of it waiting for a CPU",
+                                                w * 100);
+                }
                 manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
-                              "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random", t->name,
-                              t->profile.name, probe_phase_bytes_per_second(seq) / 1e6,
-                              probe_phase_iops(rnd));
+                              "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random%s%s",
+                              t->name, t->profile.name, probe_phase_bytes_per_second(seq) / 1e6,
+                              probe_phase_iops(rnd), fg, cw);
+        }
 }
 
 void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,

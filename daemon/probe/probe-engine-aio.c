@@ -17,9 +17,11 @@
 
 #include <fcntl.h>
 #include <libaio.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "basic/fileio.h"
 #include "basic/string-table.h"
@@ -288,6 +290,26 @@ static void aio_cpu_usec(void *userdata, usec_t *ret_user, usec_t *ret_sys) {
         *ret_sys = (usec_t) ru.ru_stime.tv_sec * USEC_PER_SEC + (usec_t) ru.ru_stime.tv_usec;
 }
 
+/* /proc/thread-self/schedstat: "exec_runtime run_delay timeslices", in ns (CONFIG_SCHED_INFO;
+ * Documentation/scheduler/sched-stats.rst). */
+static nsec_t aio_cpu_wait_ns(void *userdata) {
+        char buf[128];
+        unsigned long long run, delay;
+        ssize_t n;
+        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                return NSEC_INFINITY;
+        n = read(fd, buf, sizeof(buf) - 1);
+        (void) close(fd);
+        if (n <= 0)
+                return NSEC_INFINITY;
+        buf[n] = 0;
+        if (sscanf(buf, "%llu %llu", &run, &delay) != 2 || delay >= NSEC_INFINITY)
+                return NSEC_INFINITY;
+        return (nsec_t) delay;
+}
+
 static void aio_destroy(void *userdata) {
         AioEngine *a = userdata;
 
@@ -306,6 +328,7 @@ static const ProbeEngineOps aio_ops = {
         .getevents = aio_getevents,
         .now_ns = aio_now_ns,
         .cpu_usec = aio_cpu_usec,
+        .cpu_wait_ns = aio_cpu_wait_ns,
         .destroy = aio_destroy,
 };
 

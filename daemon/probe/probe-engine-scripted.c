@@ -200,6 +200,12 @@ static void script_cpu_usec(void *userdata, usec_t *ret_user, usec_t *ret_sys) {
         *ret_sys = s->stats.submitted * s->script->cpu_sys_usec_per_io;
 }
 
+static nsec_t script_cpu_wait_ns(void *userdata) {
+        ScriptEngine *s = userdata;
+
+        return s->stats.submitted * s->script->cpu_wait_ns_per_io;
+}
+
 static void script_destroy(void *userdata) {
         ScriptEngine *s = userdata;
 
@@ -217,6 +223,7 @@ static const ProbeEngineOps script_ops = {
         .getevents = script_getevents,
         .now_ns = script_now_ns,
         .cpu_usec = script_cpu_usec,
+        .cpu_wait_ns = script_cpu_wait_ns,
         .destroy = script_destroy,
 };
 

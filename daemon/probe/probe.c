@@ -442,6 +442,7 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
         _cleanup_free_ ProbeResult *res = NULL;
         PhasePlan plan;
         usec_t u0, s0, u1, s1;
+        nsec_t w0, w1;
         uint64_t rng;
         nsec_t start_ns, deadline_ns;
         int r;
@@ -471,6 +472,7 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
         }
         rng = p->seed;
         probe_engine_cpu_usec(e, &u0, &s0);
+        w0 = probe_engine_cpu_wait_ns(e);
         start_ns = probe_engine_now_ns(e);
         deadline_ns = start_ns + p->timeout_usec * NSEC_PER_USEC;
 
@@ -507,6 +509,9 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
         probe_engine_cpu_usec(e, &u1, &s1);
         res->cpu_user_usec = u1 - u0;
         res->cpu_sys_usec = s1 - s0;
+        w1 = probe_engine_cpu_wait_ns(e);
+        res->cpu_wait_ns =
+                w0 != NSEC_INFINITY && w1 != NSEC_INFINITY && w1 >= w0 ? w1 - w0 : NSEC_INFINITY;
         memcpy(ret, res, sizeof(*res));
         return 0;
 }

@@ -63,6 +63,14 @@ uint64_t backoff_foreign_sectors(const BlockStat *before, const BlockStat *after
 bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size_t n,
                            uint64_t own_sectors, uint64_t threshold_sectors);
 
+/* The share of the I/O on the busiest device that was not the probe's during a slice accepted with
+ * foreign I/O (ForeignIOThreshold= above zero): max over the n devices with have[i] of
+ * foreign / (foreign + own_sectors), 0..1. A member of an array shows at most own_sectors of the
+ * probe's reads, so the share there is a lower bound. NAN when no device has both readings or
+ * nothing moved. The detector judges such a run as if the device were that busy. Pure. */
+double backoff_foreign_share(const BlockStat *before, const BlockStat *after, const bool *have,
+                             size_t n, uint64_t own_sectors);
+
 /* What the probe may have read from a device by the time the manager reads its counters after a
  * progress report of a running slice, in sectors: the bytes it reported (own_bytes), what it can
  * have completed since (interval_bytes: its bytes per report interval) and what it has in flight

@@ -11,6 +11,7 @@ typedef uint64_t usec_t;
 typedef uint64_t nsec_t;
 
 #define USEC_INFINITY ((usec_t) UINT64_MAX)
+#define NSEC_INFINITY ((nsec_t) UINT64_MAX)
 #define NSEC_PER_USEC ((nsec_t) 1000ULL)
 #define NSEC_PER_MSEC ((nsec_t) 1000000ULL)
 #define NSEC_PER_SEC  ((nsec_t) 1000000000ULL)

@@ -22,6 +22,7 @@ typedef struct PerfVolume {
         char pending_profile[32];
         BaselineSample pending_sample;
         usec_t pending_start_usec;
+        double pending_fg_share; /* foreign share of the device's I/O during the probe; NAN */
         /* the last judged run */
         bool has_last, last_rebuilding;
         BaselineSample last;

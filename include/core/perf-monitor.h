@@ -136,6 +136,12 @@ void perf_sample_from_probe(double seq_bytes_per_sec, double rand_iops, double p
 int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSample *s,
                             bool probe_failed, usec_t start_usec, const char *profile);
 
+/* The share (0..1) of the I/O on the probed device that was someone else's during the probe fed
+ * in this round (analysis/backoff backoff_foreign_share(); NAN: not measured). The run is judged
+ * (busy, saturated) and gated for learning with max(utilization before the probe, share).
+ * -ENOENT if none is pending. */
+int perf_monitor_set_foreground(PerfMonitor *pm, const char *name, double share);
+
 /* The probe of the volume named `name` fed in this round ran while the host stalled
  * (analysis/host-stall): the run is neither judged nor learned. -ENOENT if none is pending. */
 int perf_monitor_mark_starved(PerfMonitor *pm, const char *name);

@@ -30,7 +30,8 @@ typedef struct RunTarget {
         Profile profile; /* effective: the rebuild profile while rebuilding */
         bool deferred_shared;
         bool any_slice;
-        ProbeResult acc; /* merged over the slices */
+        ProbeResult acc;      /* merged over the slices */
+        double foreign_share; /* the largest of the accepted slices (backoff_foreign_share()) */
         ProbeRunnerStatus status;
         usec_t started_usec, cpu_usec;
 } RunTarget;

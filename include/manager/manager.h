@@ -59,6 +59,11 @@ typedef struct ManagerProbeSample {
         ProbeState state;         /* DONE: ok / error / stalled */
         usec_t duration_usec;     /* wall time of the helper, CLOCK_MONOTONIC */
         uint64_t errors;          /* failed + short reads */
+        double foreground_share;  /* 0..1: someone else's share of a device's I/O during the
+                                   * probe (accepted with ForeignIOThreshold= > 0); NAN unknown */
+        usec_t probe_usec;        /* the helper's own time (sum over the slices) */
+        usec_t cpu_wait_usec;     /* of it runnable but waiting for a CPU (schedstat run_delay);
+                                   * USEC_INFINITY unknown */
         ManagerProbePhaseSummary phases[_PROBE_PHASE_MAX];
 } ManagerProbeSample;
 

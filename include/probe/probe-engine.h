@@ -58,6 +58,10 @@ typedef struct ProbeEngineOps {
         nsec_t (*now_ns)(void *userdata);
         /* CPU time consumed so far by the probing thread, µs (user, system). */
         void (*cpu_usec)(void *userdata, usec_t *ret_user, usec_t *ret_sys);
+        /* Time the probing thread has spent runnable but waiting for a CPU so far, ns (the
+         * kernel's schedstat run_delay); NSEC_INFINITY when unknown. A latency probe that waits
+         * for a CPU measures the host's load, not the device. */
+        nsec_t (*cpu_wait_ns)(void *userdata);
         /* Free everything. May block until in-flight I/O completes (io_destroy does): a caller
          * that saw a stall lets its process die instead (probe-runner). */
         void (*destroy)(void *userdata);
@@ -145,6 +149,9 @@ static inline nsec_t probe_engine_now_ns(ProbeEngine *e) {
 static inline void probe_engine_cpu_usec(ProbeEngine *e, usec_t *ret_user, usec_t *ret_sys) {
         e->ops->cpu_usec(e->userdata, ret_user, ret_sys);
 }
+static inline nsec_t probe_engine_cpu_wait_ns(ProbeEngine *e) {
+        return e->ops->cpu_wait_ns ? e->ops->cpu_wait_ns(e->userdata) : NSEC_INFINITY;
+}
 
 /* ---- Scripted engine (tests) ----
  * Virtual time starts at start_ns and advances only inside getevents() (to the completion it
@@ -182,6 +189,7 @@ typedef struct ProbeScript {
         size_t n_latencies;
         nsec_t submit_cost_ns;
         usec_t cpu_user_usec_per_io, cpu_sys_usec_per_io;
+        nsec_t cpu_wait_ns_per_io; /* the thread's wait for a CPU per accepted read */
         const ProbeFault *faults;
         size_t n_faults;
 } ProbeScript;

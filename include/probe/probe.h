@@ -126,6 +126,7 @@ typedef struct ProbeResult {
         int error_codes[PROBE_ERROR_OFFSETS_MAX]; /* -errno, 0 for a short read */
         nsec_t elapsed_ns;
         usec_t cpu_user_usec, cpu_sys_usec; /* of the probing thread, over the whole probe */
+        nsec_t cpu_wait_ns; /* runnable but waiting for a CPU meanwhile; NSEC_INFINITY unknown */
 } ProbeResult;
 
 typedef struct ProbeProgress {

@@ -9,7 +9,11 @@
 #  2. fio already reading: the volume is skipped ("retries") and the daemon reads next to nothing;
 #  3. the daemon in a cgroup-v1 blkio cgroup throttled to 20 MB/s (so its 256 MiB slice would
 #     take 13 s) and fio started 1.5 s into the slice: the slice is abandoned, the daemon reads
-#     well under half of it.
+#     well under half of it;
+#  4. the back-off off (ForeignIOThreshold=1T) and fio reading all along: a result whose
+#     foreground_share says how much of the device's I/O during the probe was fio's;
+#  5. two busy loops on the daemon's CPU: the probe reports its wait for a CPU (cpu_wait_share)
+#     and the daemon does not judge the run.
 #   daemon-backoff.sh STORPULSECTL STORPULSED
 set -u
 if [ -z "${STORPULSE_IN_NS:-}" ]; then
@@ -30,6 +34,8 @@ make_scratch
 
 DPID= FIO= CG=/sys/fs/cgroup/blkio/storpulse-backoff-$$
 cleanup_all() {
+        # shellcheck disable=SC2086
+        [ -n "${HOGS:-}" ] && kill $HOGS 2>/dev/null
         [ -n "$FIO" ] && kill "$FIO" 2>/dev/null && wait "$FIO" 2>/dev/null
         [ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null
         if [ -d "$CG" ]; then
@@ -145,6 +151,77 @@ check "late: the slice was abandoned ($(mib $own) MiB of 256 read besides fio's 
 check "late: the daemon logged the abandoned slice" grep -q "abandoned" "$SCRATCH/daemon.log"
 check "late: skipped for retries, not a result from a partial slice" \
         grep -q '"reason": *"retries"' "$SCRATCH/late.json"
+
+# 4. the back-off off (ForeignIOThreshold=1T, a reload), still throttled to 20 MiB/s, fio
+#    reading all along: the probe is a result, and it says how much of the device's I/O during it
+#    was someone else's
+sed -i 's/^\[Probe\]$/[Probe]\nForeignIOThreshold=1T\nIdleWindow=0/' "$conf"
+printf '[Profile small]\nSequentialBytes=32M\nRandomQueueDepth=0\nRandomDeepQueueDepth=0\n' >>"$conf"
+kill -HUP "$DPID"
+for _ in $(seq 100); do
+        grep -q "Configuration reloaded" "$SCRATCH/daemon.log" && break
+        sleep 0.1
+done
+check "shared: the daemon reloaded ForeignIOThreshold=1T" \
+        grep -q "Configuration reloaded" "$SCRATCH/daemon.log"
+before=$(reads)
+# rate-limited (QD1, 64 KiB, 32 MiB/s): a slice starts only with nothing in flight, so the
+# foreground must leave gaps; 32 MiB/s against the probe's 20 MiB/s is a share of about 0.6
+fio --name=fg --filename="$dev" --readonly --direct=1 --ioengine=libaio --rw=randread \
+        --bs=64k --iodepth=1 --rate=32m --time_based --runtime=5 --output-format=json \
+        --output="$SCRATCH/fio.json" >/dev/null 2>&1 &
+FIO=$!
+sleep 1
+bounded 120 "$CTL" probe --json --profile small "$name" >"$SCRATCH/shared.json" 2>&1
+diag <"$SCRATCH/shared.json"
+fio_end
+share=$(python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(o, dict) and o.get("result"):
+        print(o["result"].get("foreground_share"))' "$SCRATCH/shared.json")
+check "shared: a result, not skipped" grep -q '"verdict": *"ok"' "$SCRATCH/shared.json"
+check "shared: foreground_share ${share:-none} > 0.33 (fio read $(mib "$fg") MiB meanwhile)" \
+        python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.33 else 1)' "${share:-nan}"
+check "shared: the probe-finished line says so" \
+        grep -q "of the I/O during it someone else's" "$SCRATCH/daemon.log"
+
+# 5. CPU-bound neighbours: the daemon (and so its nice-19 helper) pinned to CPU 0 beside two
+#    busy loops there, reads unthrottled: the probe waits for a CPU most of its time, reports it
+#    (cpu_wait_share) and its run is not judged (a latency figure of the host's load)
+while read -r p; do echo "$p" >/sys/fs/cgroup/blkio/cgroup.procs; done <"$CG/cgroup.procs"
+HOGS=
+if command -v taskset >/dev/null && taskset -pc 0 "$DPID" >/dev/null; then
+        for _ in 1 2; do
+                taskset -c 0 bash -c 'while :; do :; done' &
+                HOGS="$HOGS $!"
+        done
+        bounded 120 "$CTL" probe --json --profile small "$name" >"$SCRATCH/cpu.json" 2>&1
+        # shellcheck disable=SC2086
+        kill $HOGS
+        # shellcheck disable=SC2086
+        wait $HOGS 2>/dev/null
+        HOGS=
+        diag <"$SCRATCH/cpu.json"
+        wait_share=$(python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(o, dict) and o.get("result"):
+        print(o["result"].get("cpu_wait_share"))' "$SCRATCH/cpu.json")
+        check "cpu: cpu_wait_share ${wait_share:-none} > 0.25 beside two busy loops" \
+                python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.25 else 1)' \
+                "${wait_share:-nan}"
+        check "cpu: the run is not judged" grep -q "waited for a CPU .*run not judged" \
+                "$SCRATCH/daemon.log"
+else
+        tap_ok 1 "cpu: taskset pins the daemon to CPU 0"
+fi
 
 kill "$DPID"
 wait "$DPID"

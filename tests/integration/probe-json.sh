@@ -35,7 +35,7 @@ for line in 1 2; do
         check "$path: percentiles ordered, > 0" json_true "$SCRATCH/one.json" \
                 '[j["random"]["latency_seconds"][k] for k in ("p50", "p90", "p99", "p999", "max")] == sorted(j["random"]["latency_seconds"][k] for k in ("p50", "p90", "p99", "p999", "max")) and j["random"]["latency_seconds"]["p50"] > 0'
         check "$path: cpu_seconds present and >= 0" \
-                json_true "$SCRATCH/one.json" 'j["cpu_seconds"] >= 0 and j["cpu_percent"] >= 0'
+                json_true "$SCRATCH/one.json" 'j["cpu_seconds"] >= 0 and j["cpu_percent"] >= 0 and 0 <= j["cpu_wait_seconds"] <= j["seconds"]'
         check "$path: size_bytes 128 MiB" json_true "$SCRATCH/one.json" 'j["size_bytes"] == 128 << 20'
         check "$path: logical_block_size plausible" \
                 json_true "$SCRATCH/one.json" 'j["logical_block_size"] in (512, 1024, 2048, 4096)'

@@ -3,6 +3,8 @@
  * and the budget, the allowance of a running slice. Expectations by hand from the counter values.
  */
 
+#include <math.h>
+
 #include "analysis/backoff.h"
 #include "tap.h"
 
@@ -25,6 +27,29 @@ int main(void) {
            "a write on a member: back off");
         ok(!backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, w }, 2, 2048, 8),
            "8 sectors within an 8-sector threshold");
+
+        /* foreign share: 2048 own, 2048 foreign on the device = 0.5; the busiest device wins;
+         * a device without both readings or where nothing moved gives no figure */
+        {
+                BlockStat f = { .read_sectors = 1000 + 4096, .write_sectors = 50 };
+                bool both[] = { true, true }, none[] = { false, false }, one[] = { false, true };
+
+                is_double(backoff_foreign_share(&a, &f, both, 1, 2048), 0.5, 1e-12,
+                          "half the sectors someone else's");
+                is_double(backoff_foreign_share(&a, &b, both, 1, 2048), 0.0, 1e-12,
+                          "own reads only: 0");
+                is_double(backoff_foreign_share((BlockStat[]){ a, a }, (BlockStat[]){ b, f }, both,
+                                                2, 2048),
+                          0.5, 1e-12, "the busiest device");
+                is_double(backoff_foreign_share((BlockStat[]){ a, a }, (BlockStat[]){ f, w }, one,
+                                                2, 2048),
+                          8.0 / 2056, 1e-12, "only devices with both readings");
+                ok(isnan(backoff_foreign_share(&a, &f, none, 1, 2048)), "no readings: NAN");
+                ok(isnan(backoff_foreign_share(&a, &a, both, 1, 0)), "nothing moved: NAN");
+                is_double(backoff_foreign_share(&a, &w, both, 1, 0), 1.0, 1e-12,
+                          "nothing read by the probe: all foreign");
+                ok(isnan(backoff_foreign_share(NULL, &a, both, 1, 0)), "NULL: NAN");
+        }
 
         /* 1 MiB reported + 256 KiB per interval + 4 x 64 KiB in flight = 1.5 MiB = 3072 */
         is_u64(backoff_progress_allowance(1 << 20, 256 << 10, 4, 64 << 10), 3072,

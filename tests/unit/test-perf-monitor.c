@@ -424,6 +424,54 @@ static void test_set_config(void) {
            log.last_message);
 }
 
+/* Foreground I/O during the probe (the share of the device's I/O that was not the probe's): a
+ * run at 35% of the baseline throughput is judged busy (30% line) at a share of 0.4, not judged at
+ * 0.7 (saturated), degraded at 0.05; a loaded run teaches the baseline nothing. */
+static void feed_disk_fg(PerfMonitor *pm, Inventory *inv, double ratio, double share, unsigned i) {
+        BaselineSample s;
+        double j = 1 + 0.01 * (double) (i % 3);
+
+        perf_sample_from_probe(150e6 * ratio * j, 1000 * j, 1e6 / j, 3e6 / j, 6e6, 2000, &s);
+        ok(perf_monitor_feed_probe(pm, inventory_get(inv, "vdc"), &s, false, 0, "quick") == 0 &&
+                   perf_monitor_set_foreground(pm, "vdc", share) == 0,
+           "feed vdc (foreground share %.2f)", share);
+        (void) perf_monitor_end_round(pm, inv, (usec_t) i * 60 * USEC_PER_SEC,
+                                      1764750000000000 + (usec_t) i * 60 * USEC_PER_SEC);
+}
+
+static void test_foreground_during_probe(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const Baseline *b;
+        uint64_t learned;
+        Log log = {};
+        unsigned i;
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        is_int(perf_monitor_set_foreground(pm, "vdc", 0.5), -ENOENT, "nothing pending: -ENOENT");
+        for (i = 0; i < 40; i++)
+                feed_disk_fg(pm, inv, 1.0, i % 2 ? NAN : 0.0, i);
+        b = find(pm, inv, "vdc", "quick");
+        ok(b && b->learned_runs == 40, "quiet runs (share 0 or unmeasured) learned");
+        if (!b)
+                return;
+        learned = b->learned_runs;
+        feed_disk_fg(pm, inv, 1.0, 0.5, i++);
+        b = find(pm, inv, "vdc", "quick");
+        is_int(b->learned_runs, learned, "a run sharing half the device's I/O is not learned");
+
+        for (unsigned k = 0; k < 3; k++)
+                feed_disk_fg(pm, inv, 0.35, 0.4, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 0, "35%% of baseline at share 0.4 (busy): no verdict");
+        for (unsigned k = 0; k < 3; k++)
+                feed_disk_fg(pm, inv, 0.35, 0.7, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 0, "at share 0.7 (saturated): not judged");
+        feed_disk_fg(pm, inv, 0.35, 0.05, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 0, "quiet: one bad run, not yet");
+        feed_disk_fg(pm, inv, 0.35, 0.05, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 1, "quiet: two bad runs, degraded");
+}
+
 int main(void) {
         char cmd[600];
 
@@ -436,6 +484,7 @@ int main(void) {
         test_persist_and_report();
         test_metrics();
         test_set_config();
+        test_foreground_during_probe();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         (void) system(cmd);
         return tap_done();

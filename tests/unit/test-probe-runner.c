@@ -169,6 +169,12 @@ static void test_in_process_aio(const char *path) {
         is_u64(res.phases[PROBE_PHASE_RANDOM_DEEP].ios, 200, "in-process: 200 reads at QD8");
         ok(res.cpu_user_usec + res.cpu_sys_usec > 0 || res.elapsed_ns < 10 * NSEC_PER_MSEC,
            "in-process: CPU time measured");
+        if (access("/proc/thread-self/schedstat", R_OK) == 0)
+                ok(res.cpu_wait_ns != NSEC_INFINITY && res.cpu_wait_ns <= res.elapsed_ns,
+                   "in-process: the wait for a CPU read from schedstat (%llu ns)",
+                   (unsigned long long) res.cpu_wait_ns);
+        else
+                is_u64(res.cpu_wait_ns, NSEC_INFINITY, "in-process: no schedstat: unknown");
         is_int(probe_engine_aio_info(e, &info), 0, "in-process: engine info");
         is_int(info.allocations, 1, "in-process: one buffer for all three phases");
         is_int(info.contexts, 1, "in-process: one io context for all three phases");

@@ -342,7 +342,8 @@ static void test_cpu_and_progress(void) {
         ProbeScript s = { .latencies_ns = lat,
                           .n_latencies = 1,
                           .cpu_user_usec_per_io = 5,
-                          .cpu_sys_usec_per_io = 2 };
+                          .cpu_sys_usec_per_io = 2,
+                          .cpu_wait_ns_per_io = 300 * 1000 };
         ProbeParams p = only_rand(4096, 1, 1000);
         _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
         unsigned calls[_PROBE_PHASE_MAX + 1] = {};
@@ -353,6 +354,7 @@ static void test_cpu_and_progress(void) {
                "cpu: runs");
         is_u64(res.cpu_user_usec, 5000, "cpu: user time from the engine");
         is_u64(res.cpu_sys_usec, 2000, "cpu: system time from the engine");
+        is_u64(res.cpu_wait_ns, 300 * MS, "cpu: wait for a CPU from the engine (300 us per read)");
         /* 1 s of virtual time, a report every 100 ms plus the final one. */
         ok(calls[PROBE_PHASE_RANDOM] >= 9 && calls[PROBE_PHASE_RANDOM] <= 11,
            "progress: ~10 reports (got %u)", calls[PROBE_PHASE_RANDOM]);
