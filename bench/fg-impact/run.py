@@ -3,12 +3,13 @@
 """bench/fg-impact: throughput a steady foreground fio workload loses to storpulsed's probes.
 
 A file in --dir (default /var/tmp, O_DIRECT capable) attached read-only as a loop device with
-direct I/O. Every round runs the foreground workload (fio randread, --bs, --iodepth, direct, for
+direct I/O, or an existing block device (--device, e.g. /dev/md0 in the VM test bed:
+bench/fg-impact/vm.sh). Every round runs the foreground workload (fio randread, --bs, --iodepth, direct, for
 --seconds) in three cases, in an order that rotates from round to round:
   none        nothing else;
   storpulsed  storpulsed started just before, its built-in schedule accelerated (FirstDelay=1s,
               RetryDelay=RetryDelayMax=--retry-delay (default 1s), MaxRetries=50) running the
-              quick profile on the loop device, as shipped otherwise (back-off on foreign I/O, idle priority);
+              quick profile on the device, as shipped otherwise (back-off on foreign I/O, idle priority);
   naive       a fio probe at normal priority doing the quick profile's reads (64 MiB sequential
               1 MiB QD4, then 2 s of 4 KiB random QD1) 1 s into the round, no back-off.
 Prints the medians and the throughput lost against `none` (goal: <= 2 % for storpulsed).
@@ -23,6 +24,7 @@ ap.add_argument("--rounds", type=int, default=5)
 ap.add_argument("--seconds", type=int, default=10)
 ap.add_argument("--bs", default="4k")
 ap.add_argument("--iodepth", type=int, default=4)
+ap.add_argument("--device", help="an existing block device instead of a loop device (read only)")
 ap.add_argument("--retry-delay", default="1s", help="storpulsed's RetryDelay (shipped: 30s)")
 a = ap.parse_args()
 daemon = os.path.abspath(os.path.join(a.build, "daemon/storpulsed"))
@@ -53,14 +55,21 @@ def cleanup(*_):
 signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
 signal.signal(signal.SIGHUP, lambda *_: sys.exit(1))
 try:
-    mib = int(a.size.rstrip("M"))
-    subprocess.run(["dd", "if=/dev/urandom", f"of={img}", "bs=1M", f"count={mib}", "status=none",
-                    "conv=fsync"], check=True)
-    loop = subprocess.run(["losetup", "-f", "--show", "-r", "--direct-io=on", img], check=True,
-                          capture_output=True, text=True).stdout.strip()
-    name = os.path.basename(loop)
-    dio = open(f"/sys/block/{name}/loop/dio").read().strip()
-    print(f"# {loop} over {img} ({a.size}), loop dio={dio}", file=sys.stderr)
+    if a.device:
+        dev = os.path.realpath(a.device)
+        name = os.path.basename(dev)
+        print(f"# {a.device} ({name}), {int(open(f'/sys/block/{name}/size').read()) >> 11} MiB",
+              file=sys.stderr)
+    else:
+        mib = int(a.size.rstrip("M"))
+        subprocess.run(["dd", "if=/dev/urandom", f"of={img}", "bs=1M", f"count={mib}",
+                        "status=none", "conv=fsync"], check=True)
+        loop = subprocess.run(["losetup", "-f", "--show", "-r", "--direct-io=on", img],
+                              check=True, capture_output=True, text=True).stdout.strip()
+        dev = loop
+        name = os.path.basename(loop)
+        dio = open(f"/sys/block/{name}/loop/dio").read().strip()
+        print(f"# {loop} over {img} ({a.size}), loop dio={dio}", file=sys.stderr)
     conf = os.path.join(work, "storpulse.conf")
     with open(conf, "w") as f:
         f.write(f"""[Daemon]
@@ -82,7 +91,7 @@ Enable=no
 """)
 
     def fio(extra, runtime):
-        r = subprocess.run(["fio", "--name=fg", f"--filename={loop}", "--readonly",
+        r = subprocess.run(["fio", "--name=fg", f"--filename={dev}", "--readonly",
                             "--invalidate=0", "--direct=1", "--ioengine=libaio",
                             "--output-format=json"] + extra, capture_output=True, text=True,
                            check=True)
@@ -101,7 +110,7 @@ Enable=no
 
     def naive():
         time.sleep(1)
-        subprocess.run(["fio", f"--filename={loop}", "--readonly", "--invalidate=0", "--direct=1",
+        subprocess.run(["fio", f"--filename={dev}", "--readonly", "--invalidate=0", "--direct=1",
                         "--ioengine=libaio", "--output-format=json",
                         "--name=seq", "--rw=read", "--bs=1M", "--iodepth=4", "--size=64M",
                         "--offset=0",
@@ -157,7 +166,7 @@ Enable=no
             print(f"# round {r + 1} {c:10} {bw / 2**20:8.2f} MiB/s {note}", file=sys.stderr)
     base = statistics.median(res["none"])
     spread = (max(res["none"]) - min(res["none"])) / base * 100
-    print(f"foreground: fio randread bs={a.bs} iodepth={a.iodepth} {a.seconds}s on {loop} "
+    print(f"foreground: fio randread bs={a.bs} iodepth={a.iodepth} {a.seconds}s on {dev} "
           f"(direct), {a.rounds} rounds, medians")
     print(f"{'case':12} {'MiB/s':>9} {'lost':>8} {'other MiB':>10}  note")
     for c in cases:

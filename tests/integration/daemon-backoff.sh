@@ -111,6 +111,18 @@ fio_bytes() {
                 "$SCRATCH/fio.json"
 }
 
+# result_field FILE KEY: KEY of the "result" of the volume line in a probe --json output
+result_field() {
+        python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(o, dict) and o.get("result"):
+        print(o["result"].get(sys.argv[2]))' "$1" "$2"
+}
+
 # 1. quiet
 before=$(reads)
 bounded 120 "$CTL" probe --json --profile big "$name" >"$SCRATCH/quiet.json" 2>&1
@@ -175,14 +187,7 @@ sleep 1
 bounded 120 "$CTL" probe --json --profile small "$name" >"$SCRATCH/shared.json" 2>&1
 diag <"$SCRATCH/shared.json"
 fio_end
-share=$(python3 -c 'import json, sys
-for line in open(sys.argv[1]):
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(o, dict) and o.get("result"):
-        print(o["result"].get("foreground_share"))' "$SCRATCH/shared.json")
+share=$(result_field "$SCRATCH/shared.json" foreground_share)
 check "shared: a result, not skipped" grep -q '"verdict": *"ok"' "$SCRATCH/shared.json"
 check "shared: foreground_share ${share:-none} > 0.33 (fio read $(mib "$fg") MiB meanwhile)" \
         python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.33 else 1)' "${share:-nan}"
@@ -206,14 +211,7 @@ if command -v taskset >/dev/null && taskset -pc 0 "$DPID" >/dev/null; then
         wait $HOGS 2>/dev/null
         HOGS=
         diag <"$SCRATCH/cpu.json"
-        wait_share=$(python3 -c 'import json, sys
-for line in open(sys.argv[1]):
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(o, dict) and o.get("result"):
-        print(o["result"].get("cpu_wait_share"))' "$SCRATCH/cpu.json")
+        wait_share=$(result_field "$SCRATCH/cpu.json" cpu_wait_share)
         check "cpu: cpu_wait_share ${wait_share:-none} > 0.25 beside two busy loops" \
                 python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.25 else 1)' \
                 "${wait_share:-nan}"
