@@ -108,6 +108,13 @@ usec_t backoff_retry_delay(usec_t base_usec, usec_t max_usec, unsigned attempt) 
         return MIN(d, max_usec);
 }
 
+bool backoff_deferral_expired(usec_t deferred_usec, usec_t now_usec, usec_t max_usec) {
+        if (deferred_usec == 0 || max_usec == 0 || max_usec == USEC_INFINITY ||
+            now_usec < deferred_usec)
+                return false;
+        return now_usec - deferred_usec >= max_usec;
+}
+
 bool backoff_budget_allows(usec_t budget_usec, usec_t used_usec, usec_t cost_usec) {
         if (budget_usec == 0 || budget_usec == USEC_INFINITY)
                 return true;

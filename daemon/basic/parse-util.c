@@ -213,8 +213,8 @@ int parse_sec(const char *s, uint64_t *ret_usec) {
                 const char *suffix;
                 double usec;
         } table[] = {
-                { "", 1e6 }, { "s", 1e6 },    { "sec", 1e6 }, { "ms", 1e3 },
-                { "us", 1 }, { "min", 60e6 }, { "m", 60e6 },  { "h", 3600e6 },
+                { "", 1e6 },     { "s", 1e6 },  { "sec", 1e6 },  { "ms", 1e3 },    { "us", 1 },
+                { "min", 60e6 }, { "m", 60e6 }, { "h", 3600e6 }, { "d", 86400e6 },
         };
         const char *suffix;
         double v;

@@ -55,6 +55,8 @@ static const ConfigKey probe_keys[] = {
         { "Budget", config_value_usec, C(budget_usec), 0, DAY },
         { "IdlePriority", config_value_bool, C(idle_priority), 0, 0 },
         { "RebuildProfile", config_value_name, C(rebuild_profile), 0, 0 },
+        { "MaxDeferral", config_value_usec, C(max_deferral_usec), SEC, 365 * DAY },
+        { "DeferralProfile", config_value_name, C(deferral_profile), 0, 0 },
         { "SkipEventAfter", config_value_uint, C(skip_event_after), 1, 1000 },
         { "Parallel", config_value_uint, C(parallel), 1, 16 },
         {},
@@ -165,6 +167,8 @@ int config_new_default(Config **ret) {
         c->budget_usec = 600 * SEC;
         c->idle_priority = true;
         (void) snprintf(c->rebuild_profile, sizeof(c->rebuild_profile), "light");
+        c->max_deferral_usec = DAY;
+        (void) snprintf(c->deferral_profile, sizeof(c->deferral_profile), "light");
         c->skip_event_after = 3;
         c->parallel = 1;
         /* loop, RAM and compressed-RAM disks are rarely storage worth watching */
@@ -419,6 +423,10 @@ static int validate(ParseCtx *p) {
         }
         if (!config_get_profile(c, c->rebuild_profile)) {
                 config_error(p, "[Probe] RebuildProfile=%s names no profile", c->rebuild_profile);
+                return -EINVAL;
+        }
+        if (!config_get_profile(c, c->deferral_profile)) {
+                config_error(p, "[Probe] DeferralProfile=%s names no profile", c->deferral_profile);
                 return -EINVAL;
         }
         if (c->retry_delay_max_usec < c->retry_delay_usec) {

@@ -208,12 +208,11 @@ static struct json_object *sample_to_json(const ManagerProbeSample *s) {
         json_object_object_add(o, "foreground_share",
                                isfinite(s->foreground_share) ? json_double(s->foreground_share, 3)
                                                              : NULL);
-        json_object_object_add(
-                o, "cpu_wait_share",
-                s->cpu_wait_usec != USEC_INFINITY && s->probe_usec > 0
-                        ? json_double(MIN(1.0, (double) s->cpu_wait_usec / (double) s->probe_usec),
-                                      3)
-                        : NULL);
+        json_object_object_add(o, "cpu_wait_share",
+                               isfinite(manager_probe_sample_cpu_wait_share(s))
+                                       ? json_double(manager_probe_sample_cpu_wait_share(s), 3)
+                                       : NULL);
+        json_object_object_add(o, "forced", json_object_new_boolean(s->forced));
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++) {
                 const ManagerProbePhaseSummary *p = &s->phases[i];
                 struct json_object *x;
@@ -254,6 +253,10 @@ static struct json_object *record_to_json(const ManagerVolume *r) {
                 json_object_object_add(sk, probe_skip_reason_to_string((ProbeSkipReason) i),
                                        json_object_new_uint64(r->skips[i]));
         json_object_object_add(o, "skips", sk);
+        json_object_object_add(o, "forced", json_object_new_uint64(r->n_forced));
+        json_object_object_add(o, "deferred_since_usec",
+                               r->deferred_usec > 0 ? json_object_new_uint64(r->deferred_usec)
+                                                    : NULL);
         json_object_object_add(o, "last", s ? sample_to_json(s) : NULL);
         return o;
 }

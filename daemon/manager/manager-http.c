@@ -51,6 +51,7 @@ static void sample_convert(const ManagerProbeSample *s, ReportSample *ret) {
                 .result = sample_result(s),
                 .duration_usec = s->duration_usec,
                 .errors = s->errors,
+                .forced = s->forced,
         };
         for (ProbePhase p = 0; p < _PROBE_PHASE_MAX; p++)
                 ret->phases[p] = (ReportPhase){
@@ -78,6 +79,8 @@ static void probe_convert(const PerfMonitor *pm, const ManagerVolume *r, ReportP
                 .n_failed = r->n_errors,
                 .cpu_usec = r->cpu_usec,
                 .device_usec = r->device_usec,
+                .n_forced = r->n_forced,
+                .deferred_usec = r->deferred_usec,
         };
         memcpy(p->skips, r->skips, sizeof(p->skips));
         if (pm) {

@@ -5,7 +5,8 @@
  * starts); the helper on the loop (its socket and deadline), with the counters compared again at
  * each of its progress reports so a slice is abandoned within ~100 ms of foreign I/O instead of
  * being read whole; after it, the same check with the exact figures, and the merge into the
- * target's result. A slice with foreign I/O is retried later (RetryDelay=, MaxRetries=). */
+ * target's result. A slice with foreign I/O is retried later (RetryDelay=, MaxRetries=); a target
+ * forced after MaxDeferral= is not (its foreground share is measured all the same). */
 
 #include <fcntl.h>
 #include <math.h>
@@ -116,12 +117,15 @@ static bool read_stats(Manager *m, const RunTarget *t, BlockStat *st, bool *have
 
 /* Whether a device of a's target did more foreign I/O since the window's start than the threshold,
  * the probe having read own_sectors of it; with in_flight, any request in flight counts too (before
- * the helper runs, a request in flight is someone else's). */
+ * the helper runs, a request in flight is someone else's). Never for a target forced after
+ * MaxDeferral= (the readings are still taken, for its foreground share). */
 static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, bool in_flight) {
         const RunTarget *t = a->t;
         uint64_t threshold = m->config->foreign_threshold_bytes / 512;
 
         (void) read_stats(m, t, a->after, a->have_after);
+        if (t->forced)
+                return false;
         for (size_t i = 0; i < t->n_devs; i++) {
                 if (!a->have_after[i])
                         continue;
@@ -470,7 +474,7 @@ int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t) {
                 active_free(a);
                 return -ENOMEM;
         }
-        if (read_stats(m, t, a->before, a->have_before)) {
+        if (read_stats(m, t, a->before, a->have_before) && !t->forced) {
                 active_free(a);
                 defer_foreign(m, run, t); /* I/O in flight right now */
                 return 0;

@@ -215,6 +215,7 @@ static int run_add_target(ManagerProbeRun *run, const Volume *v) {
         Manager *m = run->m;
         RunTarget *a, *t;
         const Profile *light;
+        ManagerVolume *rec;
 
         for (size_t i = 0; i < run->n_targets; i++)
                 if (strcmp(run->targets[i].name, v->name) == 0)
@@ -230,8 +231,17 @@ static int run_add_target(ManagerProbeRun *run, const Volume *v) {
                 target_done_free(t);
                 return -ENOMEM;
         }
-        light = config_get_profile(m->config, m->config->rebuild_profile);
-        if (light && (rebuilding_down(m->inventory, v, 0) || rebuilding_up(m->inventory, v, 0)))
+        rec = manager_get_volume(m, v->name);
+        /* never quiet for MaxDeferral=: probe it now, lightly, whatever the foreground does */
+        t->forced = rec && backoff_deferral_expired(rec->deferred_usec, now(CLOCK_REALTIME),
+                                                    m->config->max_deferral_usec);
+        if (rebuilding_down(m->inventory, v, 0) || rebuilding_up(m->inventory, v, 0))
+                light = config_get_profile(m->config, m->config->rebuild_profile);
+        else if (t->forced)
+                light = config_get_profile(m->config, m->config->deferral_profile);
+        else
+                light = NULL;
+        if (light)
                 t->profile = *light;
         run->n_targets++;
         return 0;
@@ -305,6 +315,8 @@ void manager_probe_record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t,
         if (rec) {
                 rec->skips[reason]++;
                 rec->skips_in_row++;
+                if (reason == PROBE_SKIP_RETRIES && rec->deferred_usec == 0)
+                        rec->deferred_usec = now(CLOCK_REALTIME);
                 if (rec->skips_in_row == m->config->skip_event_after && rec->volume) {
                         char f[64], *fields[] = { f, NULL };
 
@@ -321,9 +333,8 @@ void manager_probe_record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t,
         manager_publish(m);
 }
 
-/* The finished probe into the volume's record: a history sample, the outcome, the counters. */
-static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVerdict verdict,
-                          const ProbeRunnerOutcome *last, usec_t dur) {
+/* The history sample of a finished probe. */
+static void sample_of(const RunTarget *t, usec_t dur, ManagerProbeSample *ret) {
         ManagerProbeSample s = {
                 .realtime_usec = now(CLOCK_REALTIME),
                 .status = t->status,
@@ -335,12 +346,19 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVe
                 .cpu_wait_usec = t->acc.cpu_wait_ns != NSEC_INFINITY
                                          ? (usec_t) (t->acc.cpu_wait_ns / NSEC_PER_USEC)
                                          : USEC_INFINITY,
+                .forced = t->forced,
         };
 
         (void) snprintf(s.profile, sizeof(s.profile), "%s", t->profile.name);
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
                 summarize_phase(&t->acc.phases[i], &s.phases[i]);
-        if (manager_volume_add_sample(rec, &s) < 0)
+        *ret = s;
+}
+
+/* The finished probe into the volume's record: its sample, the outcome, the counters. */
+static void record_sample(ManagerVolume *rec, const RunTarget *t, const ManagerProbeSample *s,
+                          ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
+        if (manager_volume_add_sample(rec, s) < 0)
                 log_oom(); /* the counters below are still kept */
         if (!rec->last_outcome)
                 rec->last_outcome = malloc(sizeof(*rec->last_outcome));
@@ -350,9 +368,12 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVe
                 rec->last_outcome->result = t->acc;
                 rec->has_outcome = true;
         }
-        rec->last_realtime_usec = s.realtime_usec;
+        rec->last_realtime_usec = s->realtime_usec;
         rec->n_probes++;
         rec->skips_in_row = 0;
+        rec->deferred_usec = 0;
+        if (t->forced)
+                rec->n_forced++;
         rec->cpu_usec += t->cpu_usec;
         rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
         rec->stalled = verdict == MANAGER_PROBE_STALLED;
@@ -363,9 +384,9 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, ManagerProbeVe
 }
 
 /* The journal event of a finished probe: finished, error, or stalled. */
-static void log_result(Manager *m, const Volume *v, const RunTarget *t, ManagerProbeVerdict verdict,
-                       const ProbeRunnerOutcome *last) {
-        char f[5][96], *fields[6] = {};
+static void log_result(Manager *m, const Volume *v, const RunTarget *t, const ManagerProbeSample *s,
+                       ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
+        char f[6][96], *fields[7] = {};
         const ProbePhaseResult *seq = &t->acc.phases[PROBE_PHASE_SEQUENTIAL],
                                *rnd = &t->acc.phases[PROBE_PHASE_RANDOM];
 
@@ -404,41 +425,47 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, ManagerP
                               last && last->error ? strerror(-last->error)
                                                   : probe_runner_status_to_string(t->status));
         else {
-                char fg[64] = "", cw[64] = "";
+                char fg[64] = "", cw[64] = "", fo[80] = "";
+                double w = manager_probe_sample_cpu_wait_share(s);
                 size_t k = 3;
 
-                if (isfinite(t->foreign_share)) {
+                if (isfinite(s->foreground_share)) {
                         (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_FOREGROUND_SHARE=%.3f",
-                                        t->foreign_share);
+                                        s->foreground_share);
                         fields[k] = f[k];
                         k++;
-                        if (t->foreign_share >= 0.005)
+                        if (s->foreground_share >= 0.005)
                                 (void) snprintf(fg, sizeof(fg),
                                                 ", %.0f%% of the I/O during it someone else's",
-                                                t->foreign_share * 100);
+                                                s->foreground_share * 100);
                 }
-                if (t->acc.cpu_wait_ns != NSEC_INFINITY && t->acc.elapsed_ns > 0) {
-                        double w =
-                                MIN(1.0, (double) t->acc.cpu_wait_ns / (double) t->acc.elapsed_ns);
-
+                if (isfinite(w)) {
                         (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_CPU_WAIT_SHARE=%.3f", w);
                         fields[k] = f[k];
+                        k++;
                         if (w >= 0.05)
                                 (void) snprintf(cw, sizeof(cw), ", %.0f%% of it waiting for a CPU",
                                                 w * 100);
                 }
+                if (s->forced) {
+                        (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_FORCED=1");
+                        fields[k] = f[k];
+                        (void) snprintf(
+                                fo, sizeof(fo),
+                                "; run despite foreground I/O (deferred past MaxDeferral=)");
+                }
                 manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
-                              "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random%s%s",
+                              "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random%s%s%s",
                               t->name, t->profile.name, probe_phase_bytes_per_second(seq) / 1e6,
-                              probe_phase_iops(rnd), fg, cw);
+                              probe_phase_iops(rnd), fg, cw, fo);
         }
 }
 
 void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
                                  ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
-        usec_t dur = now(CLOCK_MONOTONIC) - t->started_usec;
         const Volume *v = rec ? rec->volume : NULL;
+        ManagerProbeSample s;
 
         t->state = TARGET_DONE;
         switch (verdict) {
@@ -456,10 +483,11 @@ void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
         case _MANAGER_PROBE_VERDICT_INVALID:
                 break;
         }
+        sample_of(t, now(CLOCK_MONOTONIC) - t->started_usec, &s);
         if (rec)
-                record_sample(rec, t, verdict, last, dur);
+                record_sample(rec, t, &s, verdict, last);
         if (v)
-                log_result(m, v, t, verdict, last);
+                log_result(m, v, t, &s, verdict, last);
         notify_done(run, rec, verdict, _PROBE_SKIP_REASON_INVALID);
         if (rec && !rec->volume && !rec->probing)
                 manager_volume_release(m, rec);

@@ -6,6 +6,7 @@
  * events come from the md monitor's trackers. */
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,12 @@ int manager_volume_add_sample(ManagerVolume *v, const ManagerProbeSample *s) {
         if (v->n_history < MANAGER_HISTORY_MAX)
                 v->n_history++;
         return 0;
+}
+
+double manager_probe_sample_cpu_wait_share(const ManagerProbeSample *s) {
+        if (!s || s->cpu_wait_usec == USEC_INFINITY || s->probe_usec == 0)
+                return NAN;
+        return MIN(1.0, (double) s->cpu_wait_usec / (double) s->probe_usec);
 }
 
 /* "name=state" for each array member; NULL-terminated, NULL on OOM or no members. */

@@ -218,6 +218,8 @@ static void restore_record(const ManagerVolume *f, void *userdata) {
         r->n_errors = f->n_errors;
         r->cpu_usec = f->cpu_usec;
         r->device_usec = f->device_usec;
+        r->n_forced = f->n_forced;
+        r->deferred_usec = f->deferred_usec;
         r->stalled = f->stalled;
         memcpy(r->skips, f->skips, sizeof(r->skips));
         for (size_t i = f->n_history; i > 0; i--) /* oldest first */

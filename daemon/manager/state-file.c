@@ -31,7 +31,8 @@ static json_object *sample_build(const ManagerProbeSample *s) {
                                    json_object_new_string(probe_state_to_string(s->state) ?: "")) <
                     0 ||
             add_u64(o, "duration_usec", s->duration_usec) < 0 ||
-            add_u64(o, "errors", s->errors) < 0)
+            add_u64(o, "errors", s->errors) < 0 ||
+            (s->forced && json_object_object_add(o, "forced", json_object_new_boolean(true)) < 0))
                 goto fail;
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++) {
                 const ManagerProbePhaseSummary *p = &s->phases[i];
@@ -67,7 +68,7 @@ int state_file_build(const Manager *m, json_object **ret) {
                 json_object *o, *sk, *h;
 
                 if (r->n_probes == 0 && r->n_history == 0) {
-                        bool any = false;
+                        bool any = r->deferred_usec > 0;
 
                         for (size_t k = 0; k < _PROBE_SKIP_REASON_MAX; k++)
                                 any = any || r->skips[k] > 0;
@@ -88,6 +89,8 @@ int state_file_build(const Manager *m, json_object **ret) {
                     add_u64(o, "errors", r->n_errors) < 0 ||
                     add_u64(o, "cpu_usec", r->cpu_usec) < 0 ||
                     add_u64(o, "device_usec", r->device_usec) < 0 ||
+                    add_u64(o, "forced", r->n_forced) < 0 ||
+                    add_u64(o, "deferred_since_usec", r->deferred_usec) < 0 ||
                     json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled)) < 0) {
                         json_object_put(sk);
                         json_object_put(h);
@@ -154,7 +157,10 @@ static bool sample_parse(json_object *o, ManagerProbeSample *s) {
         json_object *ph;
         uint64_t u;
 
-        *s = (ManagerProbeSample){};
+        json_object *fo;
+
+        /* not kept: the foreground and CPU-wait figures of a sample (the detector judged it) */
+        *s = (ManagerProbeSample){ .foreground_share = NAN, .cpu_wait_usec = USEC_INFINITY };
         if (!json_object_is_type(o, json_type_object) || !profile ||
             strlen(profile) >= sizeof(s->profile) || !st || !state ||
             probe_runner_status_from_string(st) < 0 || !get_u64(o, "time_usec", &s->realtime_usec))
@@ -166,6 +172,7 @@ static bool sample_parse(json_object *o, ManagerProbeSample *s) {
         if (get_u64(o, "duration_usec", &u))
                 s->duration_usec = u;
         (void) get_u64(o, "errors", &s->errors);
+        s->forced = json_object_object_get_ex(o, "forced", &fo) && json_object_get_boolean(fo);
         if (json_object_object_get_ex(o, "phases", &ph) && json_object_is_type(ph, json_type_array))
                 for (size_t i = 0; i < _PROBE_PHASE_MAX && i < json_object_array_length(ph); i++) {
                         json_object *x = json_object_array_get_idx(ph, i), *ran;
@@ -231,6 +238,8 @@ int state_file_parse(const char *text, size_t size, StateFileRestore restore, vo
                 (void) get_u64(o, "errors", &r.n_errors);
                 (void) get_u64(o, "cpu_usec", &r.cpu_usec);
                 (void) get_u64(o, "device_usec", &r.device_usec);
+                (void) get_u64(o, "forced", &r.n_forced);
+                (void) get_u64(o, "deferred_since_usec", &r.deferred_usec);
                 r.stalled =
                         json_object_object_get_ex(o, "stalled", &st) && json_object_get_boolean(st);
                 if (json_object_object_get_ex(o, "skips", &sk) &&

@@ -57,7 +57,7 @@ static int sample_to_json(const ReportSample *s, json_object **ret) {
             add_str(o, "profile", s->profile) < 0 ||
             add_str(o, "result", report_probe_result_to_string(s->result)) < 0 ||
             add_u64(o, "duration_usec", s->duration_usec) < 0 ||
-            add_u64(o, "errors", s->errors) < 0)
+            add_u64(o, "errors", s->errors) < 0 || add_bool(o, "forced", s->forced) < 0)
                 goto out_nomem;
         phases = json_object_new_object();
         if (!phases || add(o, "phases", phases) < 0)
@@ -126,7 +126,10 @@ static int probe_to_json(const ReportProbe *p, json_object **ret) {
         if (add_bool(o, "running", p->running) < 0 || add_bool(o, "stalled", p->stalled) < 0 ||
             add_u64(o, "runs", p->n_probes) < 0 || add_u64(o, "stalls", p->n_stalls) < 0 ||
             add_u64(o, "failures", p->n_failed) < 0 || add_u64(o, "cpu_usec", p->cpu_usec) < 0 ||
-            add_u64(o, "device_usec", p->device_usec) < 0)
+            add_u64(o, "device_usec", p->device_usec) < 0 ||
+            add_u64(o, "forced", p->n_forced) < 0 ||
+            add(o, "deferred_since_usec",
+                p->deferred_usec > 0 ? json_object_new_uint64(p->deferred_usec) : NULL) < 0)
                 goto out_nomem;
         skips = json_object_new_object();
         if (!skips || add(o, "skips", skips) < 0)

@@ -677,6 +677,20 @@ static void probe_counter_families(Ctx *c) {
                         metrics_writer_sample(w, "", (double) c->probes[i]->skips[r], "volume",
                                               c->vols[i]->name, "reason",
                                               probe_skip_reason_to_string(r), NULL);
+        metrics_writer_family(w, "storpulse_probe_forced_total", METRIC_COUNTER,
+                              "Probes run despite foreground I/O: the volume's probes had been "
+                              "given up for foreign I/O for MaxDeferral=.");
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i])
+                        metrics_writer_sample(w, "", (double) c->probes[i]->n_forced, "volume",
+                                              c->vols[i]->name, NULL);
+        metrics_writer_family(w, "storpulse_probe_deferred_since_timestamp_seconds", METRIC_GAUGE,
+                              "Since when the volume's probes are given up for foreign I/O "
+                              "(only volumes deferred now).");
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i] && c->probes[i]->deferred_usec > 0)
+                        metrics_writer_sample(w, "", usec_to_sec(c->probes[i]->deferred_usec),
+                                              "volume", c->vols[i]->name, NULL);
         metrics_writer_family(w, "storpulse_probe_cpu_seconds_total", METRIC_COUNTER,
                               "CPU time (user + system) the probe helper spent on the volume.");
         for (size_t i = 0; i < c->n; i++)

@@ -16,6 +16,9 @@
  *  - Standby: a disk whose runtime PM status is "suspended"/"suspending" (or whose drive reports
  *    standby) is never touched.
  *  - Budget: a run has a device-time budget; a probe that would exceed it is skipped.
+ *  - Deferral: a volume that is never quiet would never be probed; once its probes have been
+ *    given up for foreign I/O for MaxDeferral= (md's sync_speed_min: a floor under the back-off),
+ *    the next run probes it anyway, lightly, and the detector judges it with the load it met.
  * Every skip is counted by reason. */
 
 #include <stdbool.h>
@@ -86,6 +89,12 @@ bool backoff_disks_intersect(char *const *a, char *const *b) _pure_;
 /* The wait before retrying after foreign I/O: base doubled per attempt (attempt 0 = base), capped
  * at max. Pure. */
 usec_t backoff_retry_delay(usec_t base_usec, usec_t max_usec, unsigned attempt) _const_;
+
+/* Whether a volume deferred since `deferred_usec` (CLOCK_REALTIME of its first run given up for
+ * foreign I/O, 0 = not deferred) is due to be probed despite foreground I/O at `now_usec`:
+ * deferred for max_usec or longer (0 or USEC_INFINITY: never). A clock that went back before the
+ * deferral's start counts as no time passed. Pure. */
+bool backoff_deferral_expired(usec_t deferred_usec, usec_t now_usec, usec_t max_usec) _const_;
 
 /* Whether a probe of expected device time `cost_usec` fits a budget with `used_usec` spent
  * (budget 0 or USEC_INFINITY: unlimited). Pure. */

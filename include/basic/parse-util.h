@@ -23,7 +23,7 @@ int parse_size(const char *s, uint64_t *ret);
  * already been split into tokens. */
 int parse_u64_strict(const char *s, uint64_t *ret);
 
-/* Duration: "10" (seconds), "500ms", "2s", "1.5s", "3min", "250us". Returns µs. */
+/* Duration: "10" (seconds), "500ms", "2s", "1.5s", "3min", "2h", "1d", "250us". Returns µs. */
 int parse_sec(const char *s, uint64_t *ret_usec);
 
 /* Strip trailing whitespace/newlines in place; returns s. */

@@ -67,8 +67,10 @@ typedef struct Config {
         usec_t budget_usec;               /* Budget=: device time per run (0 = unlimited) */
         bool idle_priority;               /* IdlePriority=: nice 19 + idle I/O class */
         char rebuild_profile[CONFIG_PROFILE_NAME_MAX]; /* RebuildProfile=: while rebuilding */
-        unsigned skip_event_after;                     /* SkipEventAfter=: event after N skips */
-        unsigned parallel;                             /* Parallel=: volumes probed at once */
+        usec_t max_deferral_usec; /* MaxDeferral=: then probed despite foreground (0 = never) */
+        char deferral_profile[CONFIG_PROFILE_NAME_MAX]; /* DeferralProfile=: for that probe */
+        unsigned skip_event_after;                      /* SkipEventAfter=: event after N skips */
+        unsigned parallel;                              /* Parallel=: volumes probed at once */
 
         /* [Volumes] (NULL-terminated lists; NULL = no restriction, except kinds) */
         char **select_names;   /* Name=: kernel-name globs */

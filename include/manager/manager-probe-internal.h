@@ -29,6 +29,7 @@ typedef struct RunTarget {
         size_t n_devs;
         Profile profile; /* effective: the rebuild profile while rebuilding */
         bool deferred_shared;
+        bool forced; /* deferred past MaxDeferral=: probed despite foreground I/O */
         bool any_slice;
         ProbeResult acc;      /* merged over the slices */
         double foreign_share; /* the largest of the accepted slices (backoff_foreign_share()) */

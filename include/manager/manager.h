@@ -64,6 +64,7 @@ typedef struct ManagerProbeSample {
         usec_t probe_usec;        /* the helper's own time (sum over the slices) */
         usec_t cpu_wait_usec;     /* of it runnable but waiting for a CPU (schedstat run_delay);
                                    * USEC_INFINITY unknown */
+        bool forced;              /* run despite foreground I/O after MaxDeferral= */
         ManagerProbePhaseSummary phases[_PROBE_PHASE_MAX];
 } ManagerProbeSample;
 
@@ -92,8 +93,11 @@ typedef struct ManagerVolume {
         uint64_t n_probes, n_stalls, n_errors;  /* errors: probes with I/O errors or FAILED */
         uint64_t skips[_PROBE_SKIP_REASON_MAX]; /* skips by reason, since start */
         unsigned skips_in_row;                  /* consecutive skipped runs */
-        usec_t cpu_usec;                        /* probe helper CPU (user+sys), total */
-        usec_t device_usec;                     /* device time spent probing, total */
+        usec_t deferred_usec; /* CLOCK_REALTIME of the first run skipped for foreign I/O since the
+                               * last probe ("retries"), 0 none: MaxDeferral= counts from it */
+        uint64_t n_forced;    /* probes run despite foreground I/O after MaxDeferral= */
+        usec_t cpu_usec;      /* probe helper CPU (user+sys), total */
+        usec_t device_usec;   /* device time spent probing, total */
 } ManagerVolume;
 
 typedef struct Manager Manager;
@@ -232,6 +236,9 @@ const ManagerProbeSample *manager_volume_get_sample(const ManagerVolume *v, size
 /* Append a copy of *s to v's history (allocating the ring at the first sample). Returns 0 or
  * -ENOMEM (the sample is then not recorded). */
 int manager_volume_add_sample(ManagerVolume *v, const ManagerProbeSample *s);
+
+/* The share of the probe's own time it waited for a CPU, 0..1; NAN unknown. Pure. */
+double manager_probe_sample_cpu_wait_share(const ManagerProbeSample *s) _pure_;
 
 /* ---- probe runs ------------------------------------------------------------------------- */
 

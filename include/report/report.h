@@ -48,6 +48,7 @@ typedef struct ReportSample {
         ReportProbeResult result;
         usec_t duration_usec;
         uint64_t errors; /* failed + short reads */
+        bool forced;     /* run despite foreground I/O after MaxDeferral= */
         ReportPhase phases[_PROBE_PHASE_MAX];
 } ReportSample;
 
@@ -73,8 +74,10 @@ typedef struct ReportProbe {
         size_t n_history;
         uint64_t n_probes, n_stalls, n_failed; /* n_failed: runs with I/O errors or not run */
         uint64_t skips[_PROBE_SKIP_REASON_MAX];
-        usec_t cpu_usec;                /* probe helper CPU time (user + system) */
-        usec_t device_usec;             /* device time spent probing */
+        uint64_t n_forced;    /* run despite foreground I/O after MaxDeferral= */
+        usec_t deferred_usec; /* CLOCK_REALTIME since its probes are given up for foreign I/O; 0 */
+        usec_t cpu_usec;      /* probe helper CPU time (user + system) */
+        usec_t device_usec;   /* device time spent probing */
         const ReportBaseline *baseline; /* NULL: none */
 } ReportProbe;
 

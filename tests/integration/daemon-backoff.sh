@@ -13,7 +13,10 @@
 #  4. the back-off off (ForeignIOThreshold=1T) and fio reading all along: a result whose
 #     foreground_share says how much of the device's I/O during the probe was fio's;
 #  5. two busy loops on the daemon's CPU: the probe reports its wait for a CPU (cpu_wait_share)
-#     and the daemon does not judge the run.
+#     and the daemon does not judge the run;
+#  6. the back-off on again with MaxDeferral=1s and fio reading all along: the first run skips the
+#     volume ("retries"), the next one probes it anyway (forced, the light profile, with its
+#     foreground share), the one after that defers again.
 #   daemon-backoff.sh STORPULSECTL STORPULSED
 set -u
 if [ -z "${STORPULSE_IN_NS:-}" ]; then
@@ -220,6 +223,36 @@ if command -v taskset >/dev/null && taskset -pc 0 "$DPID" >/dev/null; then
 else
         tap_ok 1 "cpu: taskset pins the daemon to CPU 0"
 fi
+
+# 6. never quiet: the back-off on again (ForeignIOThreshold= back to its 1M), MaxDeferral=1s
+sed -i 's/^ForeignIOThreshold=1T$/MaxDeferral=1s/' "$conf"
+n_reload=$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")
+kill -HUP "$DPID"
+for _ in $(seq 100); do
+        [ "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload" ] && break
+        sleep 0.1
+done
+check "deferral: the daemon reloaded MaxDeferral=1s" \
+        test "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload"
+fio_start 20
+sleep 1
+for i in 1 2 3; do
+        bounded 120 "$CTL" probe --json --profile small "$name" >"$SCRATCH/defer$i.json" 2>&1
+        diag <"$SCRATCH/defer$i.json"
+        [ "$i" = 1 ] && sleep 1.5 # past MaxDeferral= since the first skip
+done
+check "deferral: first run skipped for retries" grep -q '"reason": *"retries"' "$SCRATCH/defer1.json"
+check "deferral: the next run probed it despite fio" grep -q '"verdict": *"ok"' "$SCRATCH/defer2.json"
+check "deferral: forced, with the light profile" \
+        test "$(result_field "$SCRATCH/defer2.json" forced)/$(result_field "$SCRATCH/defer2.json" profile)" = True/light
+share=$(result_field "$SCRATCH/defer2.json" foreground_share)
+check "deferral: its foreground_share ${share:-none} says fio was there (> 0.3)" \
+        python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.3 else 1)' "${share:-nan}"
+check "deferral: the probe-finished line says it was forced" \
+        grep -q "run despite foreground I/O (deferred past MaxDeferral=)" "$SCRATCH/daemon.log"
+check "deferral: once per deferral: the run after it defers again" \
+        grep -q '"reason": *"retries"' "$SCRATCH/defer3.json"
+fio_end
 
 kill "$DPID"
 wait "$DPID"

@@ -8,6 +8,8 @@
 #include "analysis/backoff.h"
 #include "tap.h"
 
+#define DAY_USEC (24 * 3600 * USEC_PER_SEC)
+
 int main(void) {
         BlockStat a = { .read_sectors = 1000, .write_sectors = 50 };
         BlockStat b = { .read_sectors = 1000 + 2048, .write_sectors = 50 };
@@ -78,6 +80,17 @@ int main(void) {
         ok(backoff_budget_allows(100, 40, 60), "fits exactly");
         ok(!backoff_budget_allows(100, 41, 60), "does not fit");
         ok(!backoff_budget_allows(100, 200, 0), "spent");
+
+        ok(!backoff_deferral_expired(0, 5 * DAY_USEC, DAY_USEC), "not deferred");
+        ok(!backoff_deferral_expired(1000, 1000 + DAY_USEC - 1, DAY_USEC),
+           "deferred a microsecond short of the limit");
+        ok(backoff_deferral_expired(1000, 1000 + DAY_USEC, DAY_USEC), "deferred the limit");
+        ok(backoff_deferral_expired(1000, 1000 + 7 * DAY_USEC, DAY_USEC), "long deferred");
+        ok(!backoff_deferral_expired(1000, 1000 + 7 * DAY_USEC, 0), "MaxDeferral=0: never");
+        ok(!backoff_deferral_expired(1000, 1000 + 7 * DAY_USEC, USEC_INFINITY),
+           "MaxDeferral=infinity: never");
+        ok(!backoff_deferral_expired(5 * DAY_USEC, DAY_USEC, DAY_USEC),
+           "clock set back before the deferral: no time passed");
 
         is_str(probe_skip_reason_to_string(PROBE_SKIP_STANDBY), "standby", "reason name");
         is_int(probe_skip_reason_from_string("foreign-io"), PROBE_SKIP_FOREIGN_IO, "reason");

@@ -53,6 +53,8 @@ static void test_good(void) {
                            "ForeignIOThreshold=64M\n"
                            "IdleWindow=50ms\n"
                            "Budget=30s\n"
+                           "MaxDeferral=3d\n"
+                           "DeferralProfile=nightly\n"
                            "[Volumes]\n"
                            "Kind=md disk\n"
                            "Name=md* sd?\n"
@@ -79,6 +81,8 @@ static void test_good(void) {
         is_u64(c->foreign_threshold_bytes, 64ULL << 20, "64M");
         is_u64(c->idle_window_usec, 50 * USEC_PER_MSEC, "IdleWindow=50ms");
         is_u64(c->budget_usec, 30 * USEC_PER_SEC, "30s");
+        is_u64(c->max_deferral_usec, 3 * 24 * 3600 * USEC_PER_SEC, "MaxDeferral=3d");
+        is_str(c->deferral_profile, "nightly", "DeferralProfile= names an admin profile");
         p = config_get_profile(c, "nightly");
         ok(p != NULL, "admin profile defined");
         if (p) {
@@ -146,6 +150,10 @@ static void test_bad(void) {
                     "test.conf:6: duplicate section [Daemon]");
         check_error("[Daemon]\nthis is not a key\n",
                     "test.conf:2: syntax error (expected [Section] or Key=Value)");
+        check_error("[Probe]\nMaxDeferral=500ms\n",
+                    "test.conf:2: time span '500ms' out of range (1s..3.15e+07s)");
+        check_error("[Probe]\nDeferralProfile=nosuch\n",
+                    "test.conf:0: [Probe] DeferralProfile=nosuch names no profile");
         check_error("[Schedule]\nProfile=nosuch\n",
                     "test.conf:0: [Schedule] Profile=nosuch names no profile");
         check_error("[Profile bad/name]\nTimeout=5s\n",

@@ -118,6 +118,8 @@ static void test_sec(void) {
         is_u64(u, 1500000, "1.5s value");
         is_int(parse_sec("3min", &u), 0, "3min parses");
         is_u64(u, 180000000, "3min value");
+        is_int(parse_sec("2d", &u), 0, "2d parses");
+        is_u64(u, 172800000000ULL, "2d value");
         is_int(parse_sec("5 parsecs", &u), -EINVAL, "unknown unit rejected");
 }
 

@@ -3,6 +3,7 @@
  * text), the history ring kept newest-last, bad files refused with a message, bad items
  * skipped. */
 
+#include <math.h>
 #include <string.h>
 
 #include "manager/state-file.h"
@@ -45,10 +46,13 @@ int main(void) {
                             .n_errors = 1,
                             .cpu_usec = 1234,
                             .device_usec = 99999,
+                            .n_forced = 2,
                             .stalled = true };
         ManagerVolume idle = { .name = "sdz" };
-        ManagerVolume *vols[] = { &r, &idle };
-        Manager m = { .volumes = vols, .n_volumes = 2 };
+        /* never probed, its probes given up for foreign I/O since 777: MaxDeferral= counts on */
+        ManagerVolume deferred = { .name = "sdy", .deferred_usec = 777 };
+        ManagerVolume *vols[] = { &r, &idle, &deferred };
+        Manager m = { .volumes = vols, .n_volumes = 3 };
         json_object *doc = NULL;
         const char *error;
         Got g;
@@ -63,7 +67,8 @@ int main(void) {
                                            .state = i == MANAGER_HISTORY_MAX + 3 ? PROBE_STATE_ERROR
                                                                                  : PROBE_STATE_OK,
                                            .duration_usec = 5 * i,
-                                           .errors = i };
+                                           .errors = i,
+                                           .forced = i == MANAGER_HISTORY_MAX + 3 };
                 (void) snprintf(s->profile, sizeof(s->profile), "quick");
                 s->phases[PROBE_PHASE_RANDOM] = (ManagerProbePhaseSummary){
                         .ran = true, .iops = 100.5, .p50_ns = 1000, .p99_ns = 9000, .max_ns = 20000
@@ -76,7 +81,7 @@ int main(void) {
                 const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
 
                 ok(strstr(text, "\"sdz\"") == NULL, "a volume with nothing measured is left out");
-                is_int(parse(text, &g, &error), 1, "parse back: one volume");
+                is_int(parse(text, &g, &error), 2, "parse back: two volumes");
         }
         json_object_put(doc);
         is_str(g.v[0].name, "md0", "name");
@@ -88,6 +93,10 @@ int main(void) {
         ok(g.v[0].stalled, "stalled");
         is_u64(g.v[0].skips[PROBE_SKIP_FOREIGN_IO], 7, "skips foreign-io");
         is_u64(g.v[0].skips[PROBE_SKIP_STANDBY], 3, "skips standby");
+        is_u64(g.v[0].n_forced, 2, "forced probes");
+        is_u64(g.v[0].deferred_usec, 0, "md0 not deferred");
+        is_str(g.v[1].name, "sdy", "a deferred volume is kept although never probed");
+        is_u64(g.v[1].deferred_usec, 777, "since when it is deferred");
         is_int((int) g.v[0].n_history, MANAGER_HISTORY_MAX, "history full");
         {
                 const ManagerProbeSample *newest = manager_volume_get_sample(&g.v[0], 0);
@@ -97,6 +106,11 @@ int main(void) {
                 ok(newest && newest->realtime_usec == 1000 + MANAGER_HISTORY_MAX + 3,
                    "newest sample is the newest");
                 ok(newest && newest->state == PROBE_STATE_ERROR, "its state");
+                ok(newest && newest->forced, "it was forced");
+                ok(oldest && !oldest->forced, "the oldest was not");
+                ok(newest && isnan(newest->foreground_share) &&
+                           newest->cpu_wait_usec == USEC_INFINITY,
+                   "foreground and CPU wait not kept: unknown, not 0");
                 ok(oldest && oldest->realtime_usec == 1004, "oldest kept is the 5th written");
                 ok(newest && newest->phases[PROBE_PHASE_RANDOM].ran &&
                            newest->phases[PROBE_PHASE_RANDOM].p99_ns == 9000 &&
