@@ -363,6 +363,36 @@ tap_ok $? "clean exit with a read-only state directory"
 DPID=
 umount "$ro"
 
+# ---- a full state directory: the saves fail, the old files stay whole, no temp file is left ---
+full=$SCRATCH/state-full
+mkdir -p "$full" && mount -t tmpfs -o size=256k tmpfs "$full" &&
+        cp "$SCRATCH/state/probes.json" "$full/" &&
+        { dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null || true; }
+tap_ok $? "state directory $full, a 256 KiB tmpfs filled up"
+sum_before=$(sha256sum <"$full/probes.json")
+SOCK=$SCRATCH/run5/control
+export STORPULSE_SOCKET=$SOCK
+"$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run5" --state-dir "$full" \
+        >"$SCRATCH/daemon-full.log" 2>&1 &
+DPID=$!
+for _ in $(seq 100); do
+        [ -S "$SOCK" ] && break
+        sleep 0.1
+done
+bounded 60 "$CTL" probe --profile quick "$name" >/dev/null 2>&1
+tap_ok $? "probing works with a full state directory"
+kill -TERM "$DPID"
+wait "$DPID"
+tap_ok $? "clean exit with a full state directory"
+DPID=
+diag <"$SCRATCH/daemon-full.log"
+check "the failed save says the disk is full" \
+        grep -q "Failed to save the probe records.*No space left on device" "$SCRATCH/daemon-full.log"
+check "the old probes.json is unchanged" test "$(sha256sum <"$full/probes.json")" = "$sum_before"
+check "no temporary file is left behind" \
+        test "$(find "$full" -mindepth 1 ! -name probes.json ! -name filler | wc -l)" = 0
+umount "$full"
+
 # ---- no journal at all: events on stderr --------------------------------------------------
 kill "$JOURNALD"
 wait "$JOURNALD" 2>/dev/null
