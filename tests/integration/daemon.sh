@@ -113,16 +113,19 @@ Timeout=4s
 EOF
 }
 write_good_conf
-SOCK=$SCRATCH/run/control
-export STORPULSE_SOCKET=$SOCK
-
-"$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
-        >"$SCRATCH/daemon.log" 2>&1 &
-DPID=$!
-for _ in $(seq 100); do
-        [ -S "$SOCK" ] && break
-        sleep 0.1
-done
+# start_daemon RUNDIR STATEDIR LOG: storpulsed in the background (DPID), SOCK and STORPULSE_SOCKET
+# set to its control socket, which it waits for (10 s at most)
+start_daemon() {
+        SOCK=$1/control
+        export STORPULSE_SOCKET=$SOCK
+        "$DAEMON" --config "$conf" --runtime-dir "$1" --state-dir "$2" >"$3" 2>&1 &
+        DPID=$!
+        for _ in $(seq 100); do
+                [ -S "$SOCK" ] && break
+                sleep 0.1
+        done
+}
+start_daemon "$SCRATCH/run" "$SCRATCH/state" "$SCRATCH/daemon.log"
 tap_ok $([ -S "$SOCK" ]; echo $?) "control socket $SOCK"
 
 out=$(jwait 10 MESSAGE_ID=$ID_STARTED SYSLOG_IDENTIFIER=storpulsed)
@@ -338,15 +341,7 @@ ro=$SCRATCH/state-ro
 mkdir -p "$ro" && cp "$SCRATCH/state/probes.json" "$ro/" &&
         mount --bind "$ro" "$ro" && mount -o remount,bind,ro "$ro"
 tap_ok $? "read-only state directory $ro"
-SOCK=$SCRATCH/run4/control
-export STORPULSE_SOCKET=$SOCK
-"$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run4" --state-dir "$ro" \
-        >"$SCRATCH/daemon-ro.log" 2>&1 &
-DPID=$!
-for _ in $(seq 100); do
-        [ -S "$SOCK" ] && break
-        sleep 0.1
-done
+start_daemon "$SCRATCH/run4" "$ro" "$SCRATCH/daemon-ro.log"
 bounded 30 "$CTL" volumes --daemon --json >"$SCRATCH/vols2" 2>&1
 check "the probe record was restored from the state file" python3 -c '
 import json, sys
@@ -370,15 +365,7 @@ mkdir -p "$full" && mount -t tmpfs -o size=256k tmpfs "$full" &&
         { dd if=/dev/zero of="$full/filler" bs=4k 2>/dev/null || true; }
 tap_ok $? "state directory $full, a 256 KiB tmpfs filled up"
 sum_before=$(sha256sum <"$full/probes.json")
-SOCK=$SCRATCH/run5/control
-export STORPULSE_SOCKET=$SOCK
-"$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run5" --state-dir "$full" \
-        >"$SCRATCH/daemon-full.log" 2>&1 &
-DPID=$!
-for _ in $(seq 100); do
-        [ -S "$SOCK" ] && break
-        sleep 0.1
-done
+start_daemon "$SCRATCH/run5" "$full" "$SCRATCH/daemon-full.log"
 bounded 60 "$CTL" probe --profile quick "$name" >/dev/null 2>&1
 tap_ok $? "probing works with a full state directory"
 kill -TERM "$DPID"
