@@ -516,7 +516,8 @@ int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_err
                 h->tls = true;
         }
 
-        listen = o->listen && o->listen[0] ? o->listen : o->n_fds > 0 ? NULL : default_listen;
+        /* passed sockets are the endpoint: under systemd, the .socket unit says where */
+        listen = o->n_fds > 0 ? NULL : o->listen && o->listen[0] ? o->listen : default_listen;
         for (char *const *l = listen; l && *l; l++)
                 n_listen++;
         h->listeners = calloc(n_listen + o->n_fds + 1, sizeof(*h->listeners));

@@ -240,17 +240,31 @@ int manager_http_setup(Manager *m) {
         const Config *c = m->config;
         _cleanup_free_ char *error = NULL;
         int fds[16];
+        size_t n_fds;
+        char *const *addrs;
         HttpServerOptions o;
         int r;
 
+        n_fds = inet_listen_fds(fds, ELEMENTSOF(fds));
         if (!c->http_enable && !m->http_listen) {
-                log_debug("HTTP endpoint disabled ([HTTP] Enable=no).");
+                if (n_fds > 0)
+                        log_warning("HTTP endpoint disabled ([HTTP] Enable=no), but systemd "
+                                    "passed it %zu socket(s): clients will wait on them; "
+                                    "disable storpulsed-http.socket instead",
+                                    n_fds);
+                else
+                        log_debug("HTTP endpoint disabled ([HTTP] Enable=no).");
                 return 0;
         }
+        addrs = m->http_listen ?: c->http_listen;
+        if (n_fds > 0 && addrs && addrs[0])
+                log_notice("HTTP endpoint: systemd passed %zu socket(s) (storpulsed-http.socket), "
+                           "serving those; %s is ignored",
+                           n_fds, m->http_listen ? "--listen" : "[HTTP] Listen=");
         o = (HttpServerOptions){
-                .listen = m->http_listen ?: c->http_listen,
+                .listen = addrs,
                 .fds = fds,
-                .n_fds = inet_listen_fds(fds, ELEMENTSOF(fds)),
+                .n_fds = n_fds,
                 .max_connections = c->http_max_connections,
                 .max_connections_per_ip = c->http_max_connections_ip,
                 .connection_memory_bytes = (size_t) c->http_connection_memory,

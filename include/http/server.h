@@ -41,8 +41,8 @@ typedef struct HttpServerOptions {
 
 typedef struct HttpServer HttpServer;
 
-/* Bind (unless fds are given), then start serving (a lazy one without TLS: at
- * http_server_start()). With neither listen nor fds the default
+/* Bind (unless fds are given: then listen is ignored), then start serving (a lazy one without
+ * TLS: at http_server_start()). With neither listen nor fds the default
  * "*:HTTP_DEFAULT_PORT". Returns 0, or -errno with *ret_error (optional) a malloc'd message
  * naming what failed ("bind [::]:9977: Address already in use"). */
 int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_error);

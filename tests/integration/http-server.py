@@ -263,6 +263,26 @@ def test_socket_activation():
     ok(rc == 0 and b"storpulse_build_info" in out, "scrape over the activated socket")
     ok(s.stop() == 0, "activated server exits 0")
 
+    # passed sockets are the endpoint: a --listen beside them (the config's Listen= under the
+    # shipped units, whose seccomp filter forbids internet sockets) is not bound
+    other = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    other.bind(("127.0.0.1", 0))
+    oport = other.getsockname()[1]
+    other.close()
+    s = lib.Server(SERVER, listen=(f"127.0.0.1:{oport}",), wait=False,
+                   wrapper=("systemd-socket-activate", "-l", f"127.0.0.1:{port}"))
+    time.sleep(0.3)
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        fut = ex.submit(curl, "--retry", "50", "--retry-connrefused", "--retry-delay", "0",
+                        f"http://127.0.0.1:{port}/metrics")
+        s.wait_ready()
+        rc, out = fut.result()
+    ok(s.addrs == [f"127.0.0.1:{port}"], f"with --listen too, serves the passed socket only ({s.addrs})")
+    ok(rc == 0 and b"storpulse_build_info" in out, "the passed socket is served")
+    rc, out = curl(f"http://127.0.0.1:{oport}/metrics")
+    ok(rc != 0, f"--listen 127.0.0.1:{oport} beside a passed socket is not bound (curl exit {rc})")
+    ok(s.stop() == 0, "activated server exits 0")
+
 
 def test_bad_listen():
     for bad in ("nope", "1.2.3.4", "127.0.0.1:99999", "[::1:80", "300.0.0.1:80"):

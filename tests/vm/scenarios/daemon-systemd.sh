@@ -6,7 +6,8 @@
 # and re-added gives member-failed, degraded, member-removed, member-added, rebuild-started (or -resumed),
 # rebuild-finished and recovered in the journal, by MESSAGE_ID, in that order; during that
 # recovery (throttled for a few seconds) two scrapes of /metrics show md0's sync progress and
-# completed bytes grow with sync_action="recover" at 1, promtool-clean; a suspended dm
+# completed bytes grow with sync_action="recover" at 1, promtool-clean, over the socket that
+# storpulsed-http.socket passes (the config's Listen= is ignored, as logged); a suspended dm
 # device gives probe-stalled while `storpulsectl status` still answers and the watchdog
 # (WatchdogSec=5s for the test) does not trip; `systemctl stop` is bounded.
 # shellcheck disable=SC2016
@@ -42,7 +43,8 @@ for u in storpulsed.service storpulse-probe@.service; do
                 -e "s|ExecStart=[^ ]*/storpulsectl |ExecStart=$STORPULSECTL |" \
                 "$builddir/units/$u" >"/etc/systemd/system/$u" || fail "install $u"
 done
-cp "$srcunits/storpulsed.socket" "$srcunits/storpulse-probe@.timer" /etc/systemd/system/
+cp "$srcunits/storpulsed.socket" "$srcunits/storpulsed-http.socket" "$srcunits/storpulse-probe@.timer" \
+        /etc/systemd/system/
 cp "$srcunits/storpulse.catalog" /usr/lib/systemd/catalog/
 journalctl --update-catalog || fail "journalctl --update-catalog"
 conf=$(sed -n 's|^ExecStart=.* --config \([^ ]*\).*|\1|p' /etc/systemd/system/storpulsed.service)
@@ -60,6 +62,8 @@ SequentialBytes=0
 RandomDuration=20s
 Timeout=4s
 [HTTP]
+# ignored: storpulsed-http.socket passes the endpoint's socket (under the unit's
+# RestrictAddressFamilies=, binding it here would fail and so would every scrape below)
 Listen=127.0.0.1:9977
 EOF
 # the build tree is read-only in the guest, and so is ProtectSystem=strict's view of it
@@ -78,7 +82,7 @@ EOF
 run systemctl daemon-reload
 
 # ---- start: READY, STATUS -------------------------------------------------------------------
-timeout 60 systemctl start storpulsed.socket storpulsed.service || {
+timeout 60 systemctl start storpulsed.socket storpulsed-http.socket storpulsed.service || {
         journalctl -u storpulsed --no-pager | tail -30
         fail "systemctl start storpulsed failed"
 }
@@ -150,6 +154,8 @@ print(v.get('recover', '-'), v.get('storpulse_sync_progress_ratio', '-'),
 PY
 }
 scrape "$SCRATCH/metrics1" || fail "curl /metrics during the recovery"
+journalctl -u storpulsed -o cat --no-pager | grep -q "systemd passed 1 socket(s) (storpulsed-http.socket), serving those; \[HTTP\] Listen= is ignored" ||
+        fail "no notice that [HTTP] Listen= gives way to storpulsed-http.socket"
 read -r rec1 prog1 done1 < <(md0_sync "$SCRATCH/metrics1")
 log "scrape 1: recover=$rec1 progress=$prog1 completed_bytes=$done1 (kernel: $(md_attr md0 sync_completed))"
 [[ $rec1 == 1 ]] || { grep 'md0' "$SCRATCH/metrics1" | grep sync; fail "storpulse_sync_action{action=\"recover\"} is '$rec1', not 1"; }
@@ -237,7 +243,7 @@ run dmsetup resume susp
 
 # ---- stop, bounded ---------------------------------------------------------------------------
 t0=$(date +%s)
-run timeout 60 systemctl stop storpulsed.service storpulsed.socket
+run timeout 60 systemctl stop storpulsed.service storpulsed.socket storpulsed-http.socket
 log "stopped in $(($(date +%s) - t0)) s"
 [[ "$(systemctl show -p Result --value storpulsed)" == success ]] ||
         fail "storpulsed did not stop cleanly: $(systemctl show -p Result --value storpulsed)"
