@@ -35,7 +35,7 @@ command -v fio >/dev/null || skip_all "fio not installed (build-aux/install-deps
 make_scratch
 [ -d /run/systemd/journal ] && mount -t tmpfs tmpfs /run/systemd/journal
 
-DPID= FIO= CG=/sys/fs/cgroup/blkio/storpulse-backoff-$$
+DPID='' FIO='' CG=/sys/fs/cgroup/blkio/storpulse-backoff-$$
 cleanup_all() {
         # shellcheck disable=SC2086
         [ -n "${HOGS:-}" ] && kill $HOGS 2>/dev/null
@@ -85,7 +85,7 @@ for _ in $(seq 100); do
         [ -S "$SOCK" ] && break
         sleep 0.1
 done
-tap_ok $([ -S "$SOCK" ]; echo $?) "daemon's control socket"
+tap_ok "$([ -S "$SOCK" ]; echo $?)" "daemon's control socket"
 
 reads() { # bytes read from the device
         local st

@@ -43,7 +43,7 @@ for _ in $(seq 100); do
         [ -S /run/systemd/journal/socket ] && break
         sleep 0.05
 done
-tap_ok $([ -S /run/systemd/journal/socket ]; echo $?) "private journald listens"
+tap_ok "$([ -S /run/systemd/journal/socket ]; echo $?)" "private journald listens"
 
 DPID=
 cleanup_daemon() {
@@ -126,7 +126,7 @@ start_daemon() {
         done
 }
 start_daemon "$SCRATCH/run" "$SCRATCH/state" "$SCRATCH/daemon.log"
-tap_ok $([ -S "$SOCK" ]; echo $?) "control socket $SOCK"
+tap_ok "$([ -S "$SOCK" ]; echo $?)" "control socket $SOCK"
 
 out=$(jwait 10 MESSAGE_ID=$ID_STARTED SYSLOG_IDENTIFIER=storpulsed)
 tap_ok $? "journal: started (MESSAGE_ID=$ID_STARTED)"
