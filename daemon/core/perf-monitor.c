@@ -415,8 +415,10 @@ static double foreground_load(const PerfVolume *p) {
 }
 
 /* The detector's verdict on v as a degraded/recovered event. */
+/* The verdict event; n_alike > 0: that many members of the array v degraded alike with it in
+ * the verdict's round (common-mode), which the event says: the cause is one they share. */
 static void emit_detector_event(PerfMonitor *pm, const Volume *v, const DetectorEvent *de,
-                                int *count) {
+                                size_t n_alike, int *count) {
         PerfEvent e;
         char text[220];
 
@@ -425,7 +427,17 @@ static void emit_detector_event(PerfMonitor *pm, const Volume *v, const Detector
                    v, de->culprit[0] ? de->culprit : NULL);
         detector_event_format(de, text, sizeof(text));
         snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
+        if (n_alike > 0) {
+                size_t l = strlen(e.message);
+
+                (void) snprintf(e.message + l, sizeof(e.message) - l,
+                                "; %zu members slower alike: a cause they share (controller, "
+                                "path or host)",
+                                n_alike);
+        }
         event_field(&e, "STORPULSE_LAYER=%s", de->culprit[0] ? "member" : "volume");
+        if (n_alike > 0)
+                event_field(&e, "STORPULSE_MEMBERS_ALIKE=%zu", n_alike);
         if (de->finding.metric >= 0) {
                 event_field(&e, "STORPULSE_METRIC=%s",
                             baseline_metric_to_string(de->finding.metric));
@@ -522,6 +534,24 @@ static bool shared_degradation(const PerfMonitor *pm, const Inventory *inv, cons
         return self != SIZE_MAX && common_mode_shared(&pm->cfg.common, f, n, self);
 }
 
+/* How many members of v probed in this round degraded alike (their runs set aside as shared),
+ * when they are at least two and at least half of those probed; else 0. */
+static size_t members_alike(const PerfMonitor *pm, const Inventory *inv, const Volume *v) {
+        size_t probed = 0, alike = 0;
+
+        if (!has_peer_group(v))
+                return 0;
+        for (size_t i = 0; v->members && v->members[i]; i++) {
+                const PerfVolume *mp = member_probe(pm, inv, v->members[i]);
+
+                if (!mp)
+                        continue;
+                probed++;
+                alike += mp->pending_shared;
+        }
+        return alike >= 2 && 2 * alike >= probed ? alike : 0;
+}
+
 static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Volume *v,
                   usec_t now_usec, usec_t now_real, int *count) {
         const DetectorConfig *dc = &pm->cfg.detector;
@@ -568,7 +598,11 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
                 r = detector_feed(&p->det, dc, b, &p->pending_sample, c.foreground_utilization,
                                   p->pending_failed, slow_member(pm, inv, v, 0), now_usec, &de);
                 if (r > 0)
-                        emit_detector_event(pm, v, &de, count);
+                        emit_detector_event(pm, v, &de,
+                                            de.type == DETECTOR_EVENT_DEGRADED && !de.culprit[0]
+                                                    ? members_alike(pm, inv, v)
+                                                    : 0,
+                                            count);
         }
         c.verdict_standing = detector_is_suspect(&p->det);
 

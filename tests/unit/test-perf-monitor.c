@@ -231,6 +231,32 @@ static void test_shared_and_starved(void) {
         ok(log.n[PERF_EVENT_DEGRADED] >= 1, "and its verdict");
         ok(perf_monitor_get_unjudged(pm, "vde", &shared, NULL) && shared == 2,
            "its slow runs not shared");
+        ok(strstr(log.last_array_message, "alike") == NULL,
+           "the array's verdict does not say its members slowed alike");
+}
+
+/* The whole array slower with all its members alike (a shared controller or path, not a host
+ * stall: nothing marked starved): no member is blamed, and the array's own verdict says that its
+ * members slowed alike, so the admin looks at what they share. */
+static void test_array_alike(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const char *m[] = { "vdc", "vdd", "vde", "vdf" };
+        const double one[] = { 1, 1, 1, 1 }, slow[] = { 12, 30, 9, 15 };
+        Log log = {};
+        unsigned i;
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        for (i = 0; i < 20; i++)
+                (void) round_alike(pm, inv, m, 4, one, 1, false, i);
+        for (unsigned k = 0; k < 2; k++)
+                (void) round_alike(pm, inv, m, 4, slow, 20, false, i++);
+        is_int(log.n[PERF_EVENT_MEMBER_SLOW], 0, "alike: no member-slow");
+        is_int(log.n[PERF_EVENT_DEGRADED], 1, "one verdict");
+        is_int(log.arrays[PERF_EVENT_DEGRADED], 1, "on the array");
+        is_str(log.last_member, "", "naming no member");
+        ok(strstr(log.last_array_message, "; 4 members slower alike: a cause they share") != NULL,
+           "the verdict says its 4 members slowed alike");
 }
 
 static void test_no_learning_in_recovery(void) {
@@ -479,6 +505,7 @@ int main(void) {
         test_raid6_member_slow();
         test_raid1_own_baseline();
         test_shared_and_starved();
+        test_array_alike();
         test_no_learning_in_recovery();
         test_identity_member_replaced();
         test_persist_and_report();
