@@ -243,20 +243,31 @@ def test_tls():
         ok(s.stop() == 0, "TLS server exits 0")
 
 
-def test_socket_activation():
+def free_port():
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    # systemd-socket-activate listens, and starts the server at the first connection
-    s = lib.Server(SERVER, listen=(), wait=False,
+    return port
+
+
+def activated(port, listen=()):
+    """The server under systemd-socket-activate listening on 127.0.0.1:port, which starts it at
+    the first connection: that one (a /metrics scrape) is made while it starts. Returns the
+    server and curl's (exit status, output) of that first scrape."""
+    s = lib.Server(SERVER, listen=listen, wait=False,
                    wrapper=("systemd-socket-activate", "-l", f"127.0.0.1:{port}"))
     time.sleep(0.3)
     with concurrent.futures.ThreadPoolExecutor(1) as ex:
         fut = ex.submit(curl, "--retry", "50", "--retry-connrefused", "--retry-delay", "0",
                         f"http://127.0.0.1:{port}/metrics")
         s.wait_ready()
-        rc, out = fut.result()
+        return s, fut.result()
+
+
+def test_socket_activation():
+    port = free_port()
+    s, (rc, out) = activated(port)
     ok(s.addrs == [f"127.0.0.1:{port}"], f"serves the passed socket only ({s.addrs})")
     ok(rc == 0 and b"storpulse_build_info" in out, "the first connection is served")
     rc, out = curl(f"http://127.0.0.1:{port}/metrics")
@@ -265,18 +276,8 @@ def test_socket_activation():
 
     # passed sockets are the endpoint: a --listen beside them (the config's Listen= under the
     # shipped units, whose seccomp filter forbids internet sockets) is not bound
-    other = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    other.bind(("127.0.0.1", 0))
-    oport = other.getsockname()[1]
-    other.close()
-    s = lib.Server(SERVER, listen=(f"127.0.0.1:{oport}",), wait=False,
-                   wrapper=("systemd-socket-activate", "-l", f"127.0.0.1:{port}"))
-    time.sleep(0.3)
-    with concurrent.futures.ThreadPoolExecutor(1) as ex:
-        fut = ex.submit(curl, "--retry", "50", "--retry-connrefused", "--retry-delay", "0",
-                        f"http://127.0.0.1:{port}/metrics")
-        s.wait_ready()
-        rc, out = fut.result()
+    oport = free_port()
+    s, (rc, out) = activated(port, listen=(f"127.0.0.1:{oport}",))
     ok(s.addrs == [f"127.0.0.1:{port}"], f"with --listen too, serves the passed socket only ({s.addrs})")
     ok(rc == 0 and b"storpulse_build_info" in out, "the passed socket is served")
     rc, out = curl(f"http://127.0.0.1:{oport}/metrics")
