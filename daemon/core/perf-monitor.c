@@ -414,9 +414,9 @@ static double foreground_load(const PerfVolume *p) {
         return isfinite(f) && f > u ? f : u;
 }
 
-/* The detector's verdict on v as a degraded/recovered event. */
-/* The verdict event; n_alike > 0: that many members of the array v degraded alike with it in
- * the verdict's round (common-mode), which the event says: the cause is one they share. */
+/* The detector's verdict on v as a degraded/recovered event; n_alike > 0: that many members of
+ * the array v degraded alike in the verdict's round (common-mode), which the event says: the
+ * cause is one they share. */
 static void emit_detector_event(PerfMonitor *pm, const Volume *v, const DetectorEvent *de,
                                 size_t n_alike, int *count) {
         PerfEvent e;

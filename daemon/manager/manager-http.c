@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The daemon's side of the HTTP endpoint: start the server from [HTTP] (or --listen, or sockets
- * passed by systemd: the AF_INET/AF_INET6 ones, the AF_UNIX one is the control socket's), and
+/* The daemon's side of the HTTP endpoint: start the server from [HTTP] (or --listen), or on the
+ * sockets systemd passed, which then replace both (the AF_INET/AF_INET6 ones: the AF_UNIX one is
+ * the control socket's; storpulsed-http.socket under the shipped units), and
  * after every manager_publish() turn the Manager's records into a ReportInput, build a new
  * Snapshot (report/snapshot.h: every body rendered and compressed once, here, on the loop) and
  * hand it to the server's thread. The endpoint is optional: when it cannot bind, the daemon logs
