@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -648,28 +649,34 @@ static void baseline_families(Ctx *c) {
         }
 }
 
+_Static_assert(sizeof(usec_t) == sizeof(uint64_t), "probe_counter() reads a usec_t as uint64_t");
+
+/* A counter family with one sample per probed volume: the uint64_t (or usec_t, in seconds with
+ * `usec`) at `offset` in its ReportProbe. */
+static void probe_counter(Ctx *c, const char *name, const char *help, size_t offset, bool usec) {
+        metrics_writer_family(c->w, name, METRIC_COUNTER, help);
+        for (size_t i = 0; i < c->n; i++)
+                if (c->probes[i]) {
+                        uint64_t v = *(const uint64_t *) ((const char *) c->probes[i] + offset);
+
+                        metrics_writer_sample(c->w, "", usec ? usec_to_sec(v) : (double) v,
+                                              "volume", c->vols[i]->name, NULL);
+                }
+}
+
 /* What the daemon spent on probing each volume since it started. */
 static void probe_counter_families(Ctx *c) {
         MetricsWriter *w = c->w;
 
-        metrics_writer_family(w, "storpulse_probe_runs_total", METRIC_COUNTER,
-                              "Probes of the volume since the daemon started.");
-        for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", (double) c->probes[i]->n_probes, "volume",
-                                              c->vols[i]->name, NULL);
-        metrics_writer_family(w, "storpulse_probe_stalls_total", METRIC_COUNTER,
-                              "Probes that stalled (no result before the timeout).");
-        for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", (double) c->probes[i]->n_stalls, "volume",
-                                              c->vols[i]->name, NULL);
-        metrics_writer_family(w, "storpulse_probe_failures_total", METRIC_COUNTER,
-                              "Probes that saw I/O errors or could not run.");
-        for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", (double) c->probes[i]->n_failed, "volume",
-                                              c->vols[i]->name, NULL);
+        probe_counter(c, "storpulse_probe_runs_total",
+                      "Probes of the volume since the daemon started.",
+                      offsetof(ReportProbe, n_probes), false);
+        probe_counter(c, "storpulse_probe_stalls_total",
+                      "Probes that stalled (no result before the timeout).",
+                      offsetof(ReportProbe, n_stalls), false);
+        probe_counter(c, "storpulse_probe_failures_total",
+                      "Probes that saw I/O errors or could not run.",
+                      offsetof(ReportProbe, n_failed), false);
         metrics_writer_family(w, "storpulse_probe_skips_total", METRIC_COUNTER,
                               "Probes not run, by reason.");
         for (size_t i = 0; i < c->n; i++)
@@ -677,13 +684,10 @@ static void probe_counter_families(Ctx *c) {
                         metrics_writer_sample(w, "", (double) c->probes[i]->skips[r], "volume",
                                               c->vols[i]->name, "reason",
                                               probe_skip_reason_to_string(r), NULL);
-        metrics_writer_family(w, "storpulse_probe_forced_total", METRIC_COUNTER,
-                              "Probes run despite foreground I/O: the volume's probes had been "
-                              "given up for foreign I/O for MaxDeferral=.");
-        for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", (double) c->probes[i]->n_forced, "volume",
-                                              c->vols[i]->name, NULL);
+        probe_counter(c, "storpulse_probe_forced_total",
+                      "Probes run despite foreground I/O: the volume's probes had been given up "
+                      "for foreign I/O for MaxDeferral=.",
+                      offsetof(ReportProbe, n_forced), false);
         metrics_writer_family(w, "storpulse_probe_deferred_since_timestamp_seconds", METRIC_GAUGE,
                               "Since when the volume's probes are given up for foreign I/O "
                               "(only volumes deferred now).");
@@ -691,18 +695,12 @@ static void probe_counter_families(Ctx *c) {
                 if (c->probes[i] && c->probes[i]->deferred_usec > 0)
                         metrics_writer_sample(w, "", usec_to_sec(c->probes[i]->deferred_usec),
                                               "volume", c->vols[i]->name, NULL);
-        metrics_writer_family(w, "storpulse_probe_cpu_seconds_total", METRIC_COUNTER,
-                              "CPU time (user + system) the probe helper spent on the volume.");
-        for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", usec_to_sec(c->probes[i]->cpu_usec), "volume",
-                                              c->vols[i]->name, NULL);
-        metrics_writer_family(w, "storpulse_probe_device_seconds_total", METRIC_COUNTER,
-                              "Device time spent probing the volume.");
-        for (size_t i = 0; i < c->n; i++)
-                if (c->probes[i])
-                        metrics_writer_sample(w, "", usec_to_sec(c->probes[i]->device_usec),
-                                              "volume", c->vols[i]->name, NULL);
+        probe_counter(c, "storpulse_probe_cpu_seconds_total",
+                      "CPU time (user + system) the probe helper spent on the volume.",
+                      offsetof(ReportProbe, cpu_usec), true);
+        probe_counter(c, "storpulse_probe_device_seconds_total",
+                      "Device time spent probing the volume.", offsetof(ReportProbe, device_usec),
+                      true);
 }
 
 static void probe_families(Ctx *c) {
