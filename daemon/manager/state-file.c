@@ -154,10 +154,8 @@ static const char *get_str(json_object *o, const char *k) {
 static bool sample_parse(json_object *o, ManagerProbeSample *s) {
         const char *profile = get_str(o, "profile"), *st = get_str(o, "status"),
                    *state = get_str(o, "state");
-        json_object *ph;
+        json_object *ph, *fo;
         uint64_t u;
-
-        json_object *fo;
 
         /* not kept: the foreground and CPU-wait figures of a sample (the detector judged it) */
         *s = (ManagerProbeSample){ .foreground_share = NAN, .cpu_wait_usec = USEC_INFINITY };
