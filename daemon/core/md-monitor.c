@@ -5,10 +5,22 @@
  * discovery of its own. An observation re-reads the array through the inventory, so the figures
  * `volumes` and the daemon's reports show and the ones the tracker sees come from one reading.
  *
+ * EPOLLPRI alone leaves the view behind the kernel: md notifies at checkpoints (sync_completed
+ * moves in steps of up to 1/16 of the device, /proc/mdstat only when an operation starts or
+ * stops), often before the rest of the state has settled (a notification of sync_action while
+ * the sync thread still winds down), and not at all for sync_speed or the speed limits. So a
+ * live timer re-reads, every MD_MONITOR_LIVE_USEC, each array whose operation runs (sync_action
+ * not idle), whose last read failed (retried until it works, never left stale) or whose last
+ * notification is less than MD_MONITOR_SETTLE_USEC old, and all arrays when
+ * /proc/sys/dev/raid/speed_limit_{min,max} changed: what the daemon shows is never older than
+ * that period (plus the owner's publication) against a fresh read. An idle array costs two reads
+ * of the speed limits per period, nothing else.
+ *
  * Handler calls may re-enter the monitor (follow/drop), so nothing that a call can move (the
  * followed[] array) is held across one: names are copied, entries looked up again. */
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,10 +30,15 @@
 #include "model/mdstat.h"
 #include "sources/md-watch.h"
 
+#define MD_MONITOR_LIVE_USEC   (USEC_PER_SEC / 2)
+#define MD_MONITOR_SETTLE_USEC (3 * USEC_PER_SEC)
+
 typedef struct Followed {
         char *name;
-        bool md;       /* md array (MdWatch); else a dm-raid volume (change records) */
-        bool watching; /* md: md_watch_add() succeeded */
+        bool md;             /* md array (MdWatch); else a dm-raid volume (change records) */
+        bool watching;       /* md: md_watch_add() succeeded */
+        bool failed;         /* md: the last re-read failed (retried by the live timer) */
+        usec_t settle_until; /* md: re-read by the live timer until then (CLOCK_MONOTONIC) */
         RebuildTracker tracker;
 } Followed;
 
@@ -35,6 +52,8 @@ struct MdMonitor {
         void *userdata;
         Followed *followed;
         size_t n_followed;
+        sd_event_source *live; /* the live re-read timer (see the module comment) */
+        char *limits;          /* speed_limit_min and _max as last read */
 };
 
 static const char *const md_monitor_event_type_table[] = {
@@ -121,8 +140,36 @@ static void feed(MdMonitor *m, const char *name, const Volume *v, const RebuildO
                                           .rebuild = &ev[i] });
 }
 
+/* A member that left or joined the array has a new holders/ and no uevent says so: re-read the
+ * members in `before` or in the array's slaves now, but not in both. */
+static void reread_changed_members(MdMonitor *m, char *const *before, const char *name) {
+        _cleanup_(strv_freep) char **changed = NULL;
+        const Volume *v = inventory_get(m->inv, name);
+        char *const *after = v ? v->raw_slaves : NULL;
+
+        for (size_t i = 0; before && before[i]; i++)
+                if (!strv_contains(after, before[i]) && strv_extend_unique(&changed, before[i]) < 0)
+                        return;
+        for (size_t i = 0; after && after[i]; i++)
+                if (!strv_contains(before, after[i]) && strv_extend_unique(&changed, after[i]) < 0)
+                        return;
+        for (size_t i = 0; changed && changed[i]; i++)
+                if (inventory_get(m->inv, changed[i]))
+                        (void) inventory_device_change(m->inv, changed[i]);
+}
+
+static char **strv_dup(char *const *l) {
+        char **c = NULL;
+
+        for (size_t i = 0; l && l[i]; i++)
+                if (strv_extend_unique(&c, l[i]) < 0)
+                        return strv_free(c);
+        return c;
+}
+
 /* Re-read an md array through the inventory and feed its tracker. */
 static void observe_md(MdMonitor *m, const char *name) {
+        _cleanup_(strv_freep) char **before = NULL;
         uint64_t sync_min = REBUILD_UNKNOWN;
         const Mdstat *ms;
         RebuildObservation o;
@@ -130,7 +177,11 @@ static void observe_md(MdMonitor *m, const char *name) {
         Volume *v;
         int md_fd, r;
 
+        v = inventory_get(m->inv, name);
+        before = v ? strv_dup(v->raw_slaves) : NULL;
         r = inventory_device_change(m->inv, name);
+        if (r >= 0)
+                reread_changed_members(m, before, name);
         if (r == -ENOENT) { /* gone from sysfs: the inventory recorded REMOVED */
                 drop(m, name, true);
                 return;
@@ -138,13 +189,21 @@ static void observe_md(MdMonitor *m, const char *name) {
         v = inventory_get(m->inv, name);
         if (r >= 0 && (!v || !v->md))
                 r = -ENODATA; /* md/ unreadable this time: health unknown in the inventory */
+        f = followed_get(m, name);
         if (r < 0) {
+                /* retried by the live timer; told once per streak of failures */
+                if (f && f->failed)
+                        return;
+                if (f)
+                        f->failed = true;
                 emit(m, (MdMonitorEvent){ .type = MD_MONITOR_READ_FAILED,
                                           .array = name,
                                           .volume = v,
                                           .error = r });
                 return;
         }
+        if (f)
+                f->failed = false;
         md_fd = md_watch_get_md_dir_fd(m->watch, name);
         if (md_fd < 0 || sysfs_read_u64(md_fd, "sync_min", &sync_min) < 0)
                 sync_min = REBUILD_UNKNOWN;
@@ -167,6 +226,88 @@ static void observe_dm_raid(MdMonitor *m, const Volume *v) {
         feed(m, v->name, v, &o);
 }
 
+static bool sync_running(const Volume *v) {
+        return v && v->sync.action && strcmp(v->sync.action, "idle") != 0;
+}
+
+/* Whether md's speed limits (shown by every array's sync_speed_min/max) changed since the last
+ * look. The first look only remembers them. */
+static bool limits_changed(MdMonitor *m) {
+        _cleanup_free_ char *lo = NULL, *hi = NULL, *both = NULL;
+        int fd = inventory_root_fd(m->inv);
+        bool changed;
+
+        (void) sysfs_read_string(fd, "proc/sys/dev/raid/speed_limit_min", &lo);
+        (void) sysfs_read_string(fd, "proc/sys/dev/raid/speed_limit_max", &hi);
+        if (asprintf(&both, "%s %s", lo ?: "-", hi ?: "-") < 0)
+                return false;
+        changed = m->limits && strcmp(m->limits, both) != 0;
+        free(m->limits);
+        m->limits = TAKE_PTR(both);
+        return changed;
+}
+
+static int on_live(sd_event_source *s, uint64_t usec, void *userdata);
+
+/* The live timer runs while an md array is followed: every period while one needs it, else
+ * only for the speed limits. */
+static void live_arm(MdMonitor *m) {
+        bool any = false;
+
+        for (size_t i = 0; i < m->n_followed && !any; i++)
+                any = m->followed[i].md;
+        if (!any) {
+                if (m->live)
+                        (void) sd_event_source_set_enabled(m->live, SD_EVENT_OFF);
+                return;
+        }
+        if (!m->live) {
+                if (sd_event_add_time_relative(m->event, &m->live, CLOCK_MONOTONIC,
+                                               MD_MONITOR_LIVE_USEC, USEC_PER_SEC / 50, on_live,
+                                               m) < 0)
+                        return; /* EPOLLPRI and the safety net still work */
+                (void) sd_event_source_set_description(m->live, "md-monitor-live");
+                return;
+        }
+        if (sd_event_source_get_enabled(m->live, NULL) > 0)
+                return;
+        (void) sd_event_source_set_time_relative(m->live, MD_MONITOR_LIVE_USEC);
+        (void) sd_event_source_set_enabled(m->live, SD_EVENT_ONESHOT);
+}
+
+static int on_live(sd_event_source *s, uint64_t usec, void *userdata) {
+        MdMonitor *m = userdata;
+        bool all = limits_changed(m);
+        usec_t t = loop_now(m);
+        char **names = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < m->n_followed; i++) {
+                Followed *f = &m->followed[i];
+                char **l;
+
+                if (!f->md || !(all || f->failed || t < f->settle_until ||
+                                sync_running(inventory_get(m->inv, f->name))))
+                        continue;
+                l = reallocarray(names, n + 1, sizeof(char *));
+                if (!l)
+                        break;
+                names = l;
+                names[n] = strdup(f->name);
+                if (names[n])
+                        n++;
+        }
+        /* observing may drop arrays: only copies of the names are held */
+        for (size_t i = 0; i < n; i++) {
+                if (followed_get(m, names[i]))
+                        observe_md(m, names[i]);
+                free(names[i]);
+        }
+        free(names);
+        live_arm(m);
+        return 0;
+}
+
 static void on_watch(MdWatch *w, const char *array, MdWatchChange change, unsigned attrs,
                      void *userdata) {
         MdMonitor *m = userdata;
@@ -175,6 +316,7 @@ static void on_watch(MdWatch *w, const char *array, MdWatchChange change, unsign
 
         if (!f || !f->md)
                 return; /* dropped meanwhile */
+        f->settle_until = loop_now(m) + MD_MONITOR_SETTLE_USEC;
         switch (change) {
         case MD_WATCH_ARRAY_REMOVED:
                 if (md_watch_get_md_dir_fd(w, array) >= 0)
@@ -219,6 +361,8 @@ static int follow(MdMonitor *m, const Volume *v) {
                 m->n_followed++;
                 added = true;
         }
+        if (f->md)
+                live_arm(m);
         if (f->md && !f->watching) {
                 /* 1: an ADDED report follows (WATCHED, first observation); -ENOENT: md/ is not
                  * there (yet), retried at the next CHANGED record */
@@ -270,6 +414,8 @@ MdMonitor *md_monitor_free(MdMonitor *m) {
         if (!m)
                 return NULL;
         md_watch_free(m->watch);
+        sd_event_source_disable_unref(m->live);
+        free(m->limits);
         for (size_t i = 0; i < m->n_followed; i++)
                 free(m->followed[i].name);
         free(m->followed);

@@ -349,6 +349,7 @@ static bool array_name_ok(const char *name) {
 }
 
 static void safety_net_wake(MdWatch *w);
+static int mdstat_open(MdWatch *w);
 
 int md_watch_add(MdWatch *w, const char *array) {
         static const struct {
@@ -369,6 +370,9 @@ int md_watch_add(MdWatch *w, const char *array) {
                 return -EINVAL;
         if (find_array(w, array, NULL))
                 return 0;
+        r = mdstat_open(w);
+        if (r < 0)
+                return r;
 
         arr = calloc(1, sizeof(*arr));
         if (!arr)
@@ -489,6 +493,31 @@ static int on_mdstat_io(sd_event_source *s, int fd, uint32_t revents, void *user
                 (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
         free(text);
         (void) md_watch_recheck(w);
+        return 0;
+}
+
+/* Register /proc/mdstat for EPOLLPRI, if not yet: it exists only once md_mod is loaded, which
+ * may be after the start (the first array created later), so every md_watch_add() tries again.
+ * 0 (registered, or not pollable: the safety net reads it) or -ENOMEM. */
+static int mdstat_open(MdWatch *w) {
+        char *text = NULL;
+        int r;
+
+        if (w->mdstat_source)
+                return 0;
+        w->mdstat_fd = safe_close(w->mdstat_fd);
+        w->mdstat_fd = openat(w->root_fd, "proc/mdstat", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (w->mdstat_fd < 0)
+                return 0;
+        if (read_fd_from_start(w->mdstat_fd, &text) >= 0) {
+                free(text);
+                r = sd_event_add_io(w->event, &w->mdstat_source, w->mdstat_fd, EPOLLPRI,
+                                    on_mdstat_io, w);
+                if (r == -ENOMEM)
+                        return r;
+        }
+        if (!w->mdstat_source)
+                w->mdstat_fd = safe_close(w->mdstat_fd);
         return 0;
 }
 
@@ -613,21 +642,9 @@ int md_watch_new(sd_event *e, int root_fd, usec_t interval_usec, bool discover,
         (void) sd_event_source_set_enabled(w->defer, SD_EVENT_OFF);
         (void) sd_event_source_set_description(w->defer, "md-watch-dispatch");
 
-        w->mdstat_fd = openat(w->root_fd, "proc/mdstat", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        if (w->mdstat_fd >= 0) {
-                char *text = NULL;
-
-                if (read_fd_from_start(w->mdstat_fd, &text) >= 0) {
-                        free(text);
-                        r = sd_event_add_io(e, &w->mdstat_source, w->mdstat_fd, EPOLLPRI,
-                                            on_mdstat_io, w);
-                        if (r < 0 && r != -EPERM)
-                                return r;
-                }
-                if (!w->mdstat_source)
-                        w->mdstat_fd = safe_close(w->mdstat_fd);
-        }
-
+        r = mdstat_open(w);
+        if (r < 0)
+                return r;
         r = setup_timer(w);
         if (r < 0)
                 return r;

@@ -206,6 +206,51 @@ static void test_dm_raid(void) {
         sd_event_unref(e);
 }
 
+/* The live view: md notifies at checkpoints only, /proc/mdstat's progress moves in between. With
+ * no safety net at all (interval 0), a running resync is still re-read: its progress follows the
+ * mdstat text within the live period. */
+static void test_live(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(md_monitor_freep) MdMonitor *m = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        sd_event *e = NULL;
+        Seen s = {};
+        const Volume *v;
+        const char *mdstat = "Personalities : [raid1] \n"
+                             "md1 : active raid1 sdb2[1] sda2[0]\n"
+                             "      261120 blocks super 1.2 [2/2] [UU]\n"
+                             "        resync=DELAYED\n      \n"
+                             "md0 : active raid1 sdb1[1] sda1[0]\n"
+                             "      261120 blocks super 1.2 [2/2] [UU]\n"
+                             "      [=====>...............]  resync = 25.0% (65280/261120) "
+                             "finish=0.5min speed=6528K/sec\n      \n"
+                             "unused devices: <none>\n";
+
+        use_fixture("md-raid1-delayed");
+        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok(fd >= 0, "fixture root");
+        inv = scan();
+        ok(sd_event_new(&e) >= 0, "event loop");
+        is_int(md_monitor_new(e, inv, 0, NULL, 0, on_event, &s, &m), 0, "new, no safety net");
+        is_int(md_monitor_sync(m), 2, "md0 and md1 followed");
+        ok(run_until(e, &s, "md0 started resync"), "md0 resyncing");
+        v = inventory_get(inv, "md0");
+        is_double(v ? v->sync.progress : -1, 32640.0 / 261120.0, 1e-9, "progress as captured");
+        ok(write_file_atomic_at(fd, "proc/mdstat", mdstat, strlen(mdstat)) >= 0,
+           "mdstat moves on, no notification");
+        for (int i = 0; i < 100; i++) {
+                v = inventory_get(inv, "md0");
+                if (v && v->sync.progress > 0.2)
+                        break;
+                (void) sd_event_run(e, 20 * USEC_PER_MSEC);
+        }
+        v = inventory_get(inv, "md0");
+        is_double(v ? v->sync.progress : -1, 0.25, 1e-9,
+                  "the running resync re-read: a quarter done");
+        m = md_monitor_free(m);
+        sd_event_unref(e);
+}
+
 int main(void) {
         char cmd[128];
 
@@ -213,6 +258,7 @@ int main(void) {
                 return tap_skip_all("mkdtemp failed");
         test_md();
         test_dm_raid();
+        test_live();
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         is_int(system(cmd), 0, "cleanup");
         return tap_done();
