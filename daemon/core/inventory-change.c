@@ -170,6 +170,30 @@ static bool cli_equal(const Volume *a, const Volume *b) {
                str_eq(a->cli_state_raw, b->cli_state_raw);
 }
 
+static bool speed_limit_equal(const MdSpeedLimit *a, const MdSpeedLimit *b) {
+        return a->kib_per_sec == b->kib_per_sec && a->source == b->source;
+}
+
+/* The md figures a reading shows beyond health, members and sync (which have their own bits):
+ * geometry, speed limits, identity. Without them a changed speed limit or a finished reshape's
+ * old geometry stayed in every published view until something else changed. */
+static bool md_details_equal(const MdArray *a, const MdArray *b) {
+        if (!a || !b)
+                return a == b;
+        return a->level == b->level && a->raid_disks_old == b->raid_disks_old &&
+               str_eq(a->array_state_raw, b->array_state_raw) &&
+               a->last_sync_action == b->last_sync_action &&
+               speed_limit_equal(&a->sync_speed_min, &b->sync_speed_min) &&
+               speed_limit_equal(&a->sync_speed_max, &b->sync_speed_max) &&
+               a->chunk_size_bytes == b->chunk_size_bytes &&
+               a->chunk_size_old_bytes == b->chunk_size_old_bytes && a->layout == b->layout &&
+               a->layout_old == b->layout_old && a->level_new == b->level_new &&
+               a->component_size_kib == b->component_size_kib &&
+               a->reshape_position_sectors == b->reshape_position_sectors &&
+               a->resync_start_sectors == b->resync_start_sectors && str_eq(a->uuid, b->uuid) &&
+               str_eq(a->metadata_version, b->metadata_version);
+}
+
 unsigned inventory_reading_diff(const Volume *old, const Volume *nv) {
         unsigned what = 0;
 
@@ -192,7 +216,8 @@ unsigned inventory_reading_diff(const Volume *old, const Volume *nv) {
             !inventory_strv_equal(old->raw_holders, nv->raw_holders) ||
             !str_eq(old->parent, nv->parent) || old->partition_number != nv->partition_number)
                 what |= INVENTORY_CHANGE_LINKS;
-        if (!identity_equal(old, nv) || !dm_and_device_equal(old, nv) || !cli_equal(old, nv))
+        if (!identity_equal(old, nv) || !dm_and_device_equal(old, nv) || !cli_equal(old, nv) ||
+            !md_details_equal(old->md, nv->md))
                 what |= INVENTORY_CHANGE_OTHER;
         return what;
 }

@@ -247,6 +247,25 @@ static void test_live(void) {
         v = inventory_get(inv, "md0");
         is_double(v ? v->sync.progress : -1, 0.25, 1e-9,
                   "the running resync re-read: a quarter done");
+
+        /* a speed limit is shown like the rest: its change is a change of the reading */
+        {
+                const InventoryChange *c;
+                size_t n = 0;
+                bool md1 = false;
+
+                inventory_clear_changes(inv);
+                ok(write_file_atomic_at(fd, "sys/class/block/md1/md/sync_speed_max",
+                                        "4000 (local)\n", 13) >= 0,
+                   "md1's sync_speed_max set");
+                is_int(inventory_device_change(inv, "md1"), 0, "md1 re-read");
+                c = inventory_get_changes(inv, &n);
+                for (size_t i = 0; i < n; i++)
+                        md1 = md1 || (c[i].type == INVENTORY_VOLUME_CHANGED &&
+                                      strcmp(c[i].volume->name, "md1") == 0);
+                ok(md1, "the new speed limit is a change of md1 (so the daemon publishes it)");
+                inventory_clear_changes(inv);
+        }
         m = md_monitor_free(m);
         sd_event_unref(e);
 }
