@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/string-word.h"
 #include "basic/string-table.h"
 #include "model/mdstat.h"
 #include "basic/parse-util.h"
@@ -181,29 +182,29 @@ static int parse_done_total(const char **p, MdstatProgress *pr) {
 /* "finish=1.5min" and "speed=1234K/sec"; other key=value tokens and malformed values are
  * skipped. */
 static void parse_tokens(const char *p, MdstatProgress *pr) {
-        for (;;) {
-                while (isspace((unsigned char) *p)) /* any whitespace, or a stray \r stalls */
-                        p++;
-                if (!*p)
-                        break;
-                if (skip_prefix(&p, "finish=")) {
+        const char *w;
+        size_t n;
+
+        /* any whitespace separates: a stray \r stalls nothing */
+        while (string_next_word(&p, &w, &n)) {
+                const char *q = w;
+
+                if (skip_prefix(&q, "finish=")) {
                         uint64_t m;
 
-                        if (scan_u64(&p, &m) == 0) {
-                                int t = scan_tenths(&p); /* "5.min": 5 minutes */
+                        if (scan_u64(&q, &m) == 0) {
+                                int t = scan_tenths(&q); /* "5.min": 5 minutes */
 
-                                if (skip_prefix(&p, "min") && m != MD_UNSET &&
+                                if (skip_prefix(&q, "min") && m != MD_UNSET &&
                                     m <= (UINT64_MAX - 60) / 60)
                                         pr->finish_sec = m * 60 + (uint64_t) MAX(t, 0) * 6;
                         }
-                } else if (skip_prefix(&p, "speed=")) {
+                } else if (skip_prefix(&q, "speed=")) {
                         uint64_t s;
 
-                        if (scan_u64(&p, &s) == 0 && skip_prefix(&p, "K/sec"))
+                        if (scan_u64(&q, &s) == 0 && skip_prefix(&q, "K/sec"))
                                 pr->speed_kib_per_sec = s;
                 }
-                while (*p && !isspace((unsigned char) *p))
-                        p++;
         }
 }
 
@@ -298,25 +299,6 @@ const MdstatArray *mdstat_find(const Mdstat *m, const char *name) {
         return NULL;
 }
 
-/* Next blank-separated token at *p: sets *tok and *len, returns false at the end. */
-static bool next_tok(const char **p, const char **tok, size_t *len) {
-        const char *s = skip_space(*p);
-        const char *e = s;
-
-        while (*e && !isspace((unsigned char) *e))
-                e++;
-        if (e == s)
-                return false;
-        *tok = s;
-        *len = (size_t) (e - s);
-        *p = e;
-        return true;
-}
-
-static bool tok_is(const char *tok, size_t len, const char *word) {
-        return strlen(word) == len && strncmp(tok, word, len) == 0;
-}
-
 /* "vdb[1](F)(S)": returns 0 and fills *ret, -EINVAL if malformed, -ENOMEM. */
 static int parse_member(const char *tok, size_t len, MdstatMember *ret) {
         const char *br = memchr(tok, '[', len), *p, *end = tok + len;
@@ -373,19 +355,19 @@ static int parse_header(const char *line, MdstatArray *a) {
                 return -ENOMEM;
         p = colon + 3;
 
-        if (!next_tok(&p, &tok, &len))
+        if (!string_next_word(&p, &tok, &len))
                 return 0;
-        if (tok_is(tok, len, "active"))
+        if (string_word_is(tok, len, "active"))
                 a->active = true;
-        else if (!tok_is(tok, len, "inactive"))
+        else if (!string_word_is(tok, len, "inactive"))
                 return 0;
 
-        while (next_tok(&p, &tok, &len)) {
-                if (tok_is(tok, len, "(read-only)")) {
+        while (string_next_word(&p, &tok, &len)) {
+                if (string_word_is(tok, len, "(read-only)")) {
                         a->read_only = true;
                         continue;
                 }
-                if (tok_is(tok, len, "(auto-read-only)")) {
+                if (string_word_is(tok, len, "(auto-read-only)")) {
                         a->auto_read_only = true;
                         continue;
                 }
@@ -424,13 +406,13 @@ static int parse_status(const char *line, MdstatArray *a) {
 
         if (scan_u64(&p, &blocks) < 0)
                 return 0;
-        if (!next_tok(&p, &tok, &len) || !tok_is(tok, len, "blocks"))
+        if (!string_next_word(&p, &tok, &len) || !string_word_is(tok, len, "blocks"))
                 return 0;
         a->blocks_kib = blocks;
 
-        while (next_tok(&p, &tok, &len)) {
-                if (tok_is(tok, len, "super")) {
-                        if (!next_tok(&p, &tok, &len))
+        while (string_next_word(&p, &tok, &len)) {
+                if (string_word_is(tok, len, "super")) {
+                        if (!string_next_word(&p, &tok, &len))
                                 break;
                         free(a->super);
                         a->super = strndup(tok, len);
@@ -504,7 +486,7 @@ static int parse_personalities(const char *line, Mdstat *m) {
         while (m->personalities && m->personalities[n])
                 n++;
 
-        while (next_tok(&p, &tok, &len)) {
+        while (string_next_word(&p, &tok, &len)) {
                 char **np;
 
                 if (len < 3 || tok[0] != '[' || tok[len - 1] != ']')

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/string-word.h"
 #include "basic/string-table.h"
 #include "model/dm.h"
 #include "model/md.h"
@@ -344,23 +345,6 @@ static bool parse_devnum(const char *p, size_t n, unsigned *maj, unsigned *min) 
         return sscanf(buf, "%u:%u%n", maj, min, &end) == 2 && (size_t) end == n;
 }
 
-/* Token k (0-based) of params, whitespace separated. */
-static const char *token(const char *s, unsigned k, size_t *ret_len) {
-        for (;;) {
-                while (*s && isspace((unsigned char) *s))
-                        s++;
-                if (!*s)
-                        return NULL;
-                size_t n = strcspn(s, " \t\n");
-                if (k == 0) {
-                        *ret_len = n;
-                        return s;
-                }
-                k--;
-                s += n;
-        }
-}
-
 static void set_missing(char *buf, size_t n, const char *s, size_t len) {
         if (buf && n > 0)
                 (void) snprintf(buf, n, "%.*s", (int) MIN(len, (size_t) 64), s);
@@ -402,13 +386,13 @@ RaidVerdict dm_table_verdict(const char *table,
                         const char *t;
 
                         if (tl.target_type == DM_TARGET_STRIPED) {
-                                t = token(tl.params, 0, &n);
+                                t = string_word_at(tl.params, 0, &n);
                                 if (!t || sscanf(t, "%u", &count) != 1 || count == 0)
                                         return RAID_VERDICT_UNKNOWN;
                                 first = 2;
                         }
                         for (unsigned k = 0; k < count; k++) {
-                                t = token(tl.params, first + k * step, &n);
+                                t = string_word_at(tl.params, first + k * step, &n);
                                 if (!t)
                                         return RAID_VERDICT_UNKNOWN;
                                 if (!parse_devnum(t, n, &maj, &min))
