@@ -144,7 +144,7 @@ static const char *volume_label(const Volume *v, char *buf, size_t n) {
 static const char *member_state_of(const Volume *array, const char *name) {
         for (size_t i = 0; array && i < array->n_array_members; i++)
                 if (array->array_members[i].name && strcmp(array->array_members[i].name, name) == 0)
-                        return array->array_members[i].state;
+                        return volume_member_state(&array->array_members[i]);
         return NULL;
 }
 
@@ -322,7 +322,7 @@ static void add_volume(Table *t, const Inventory *inv, const Volume *v, const Vo
                         if (!m->name || !strv_contains(v->members, m->name))
                                 add_text(t, child_prefix, "  member %s: %s",
                                          m->name ? m->name : "(missing)",
-                                         m->state ? m->state : "?");
+                                         volume_member_state(m) ?: "?");
                 }
         }
         if (depth == 0) {

@@ -199,6 +199,14 @@ static int add_strv(json_object *o, const char *key, char *const *l) {
         return add(o, key, a);
 }
 
+const char *volume_member_state(const VolumeMember *m) {
+        if (!m || !m->state)
+                return NULL;
+        if (m->slot >= 0 && strstr(m->state, "spare") && !strstr(m->state, "faulty"))
+                return "rebuilding";
+        return m->state;
+}
+
 static int add_members(json_object *o, const Volume *v) {
         json_object *states, *list;
         int r;
@@ -219,14 +227,15 @@ static int add_members(json_object *o, const Volume *v) {
                         json_object_put(e);
                         goto out_nomem;
                 }
-                if (add_str(e, "name", m->name) < 0 || add_str(e, "state", m->state) < 0)
+                if (add_str(e, "name", m->name) < 0 ||
+                    add_str(e, "state", volume_member_state(m)) < 0)
                         goto out_nomem;
                 if (add(e, "slot", m->slot >= 0 ? json_object_new_int(m->slot) : NULL) < 0)
                         goto out_nomem;
                 if (add(e, "errors", m->errors >= 0 ? json_object_new_int64(m->errors) : NULL) < 0)
                         goto out_nomem;
                 if (m->name && !json_object_object_get_ex(states, m->name, NULL) &&
-                    add_str(states, m->name, m->state) < 0)
+                    add_str(states, m->name, volume_member_state(m)) < 0)
                         goto out_nomem;
         }
         r = add(o, "member_states", states);

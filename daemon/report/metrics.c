@@ -236,7 +236,7 @@ static double usec_to_sec(usec_t u) {
 }
 
 static const char *member_state_bucket(const VolumeMember *m) {
-        const char *s = m->state;
+        const char *s = volume_member_state(m);
 
         if (!s)
                 return "unknown";
@@ -246,10 +246,10 @@ static const char *member_state_bucket(const VolumeMember *m) {
                 return "missing";
         if (strstr(s, "in_sync"))
                 return "in_sync";
-        if (strstr(s, "syncing"))
+        if (strstr(s, "syncing") || strcmp(s, "rebuilding") == 0)
                 return "rebuilding";
         if (strstr(s, "spare"))
-                return m->slot >= 0 ? "rebuilding" : "spare";
+                return "spare";
         return "unknown";
 }
 

@@ -205,8 +205,8 @@ int main(void) {
                 ok(line_words(out, "|-vda", w) >= 6 && strcmp(w[5], "in_sync") == 0,
                    "vda: member state in_sync");
                 ok(line_words(out, "`-vdb", w) >= 6 && strcmp(w[4], "ok") == 0 &&
-                           strcmp(w[5], "spare") == 0,
-                   "vdb: a spare, ok");
+                           strcmp(w[5], "rebuilding") == 0,
+                   "vdb: rebuilding (dev-vdb spare in slot 1), ok");
         }
         ok(out && strstr(out, "md0") < strstr(out, "vda"), "top-level first");
         out = mfree(out);

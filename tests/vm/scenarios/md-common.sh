@@ -84,12 +84,12 @@ eq(v['degraded'], 1, 'degraded')
         wait_until 60 "$md recovery under way" md_sync_started $md
         md_is $md sync_action recover || { md_dump $md; fail "$md: kernel shows $(md_attr $md sync_action), expected recover"; }
         md_dump $md
-        check "$level-recover" "$level recovering onto $victim, progress, member spare" "
+        check "$level-recover" "$level recovering onto $victim, progress, member rebuilding" "
 v = vol('$md')
 eq(v['sync_action'], 'recover', 'sync_action')
 inside(v['sync_progress'], 0, 1, 'sync_progress')
 eq(v['degraded'], 1, 'degraded')
-eq(v['member_states'].get('$victim'), 'spare', '$victim state')
+eq(v['member_states'].get('$victim'), 'rebuilding', '$victim state (a spare md gave a slot)')
 ok(v['sync_speed_bytes_per_second'] is None or v['sync_speed_bytes_per_second'] > 0, 'sync speed positive or unknown')
 eq(v['md']['sync_speed_max_kib_per_second'], 2000, 'md.sync_speed_max_kib_per_second')
 eq(v['md']['sync_speed_max_source'], 'local', 'md.sync_speed_max_source')
