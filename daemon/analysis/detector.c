@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/format-util.h"
 #include "analysis/detector.h"
 #include "basic/string-table.h"
 
@@ -279,7 +280,7 @@ char *baseline_metric_format_value(BaselineMetric m, double v, char *buf, size_t
         }
         switch (m) {
         case BASELINE_SEQ_BYTES_PER_SEC:
-                snprintf(buf, size, "%.1f MB/s", v / 1e6);
+                format_bytes_per_second(buf, size, v);
                 break;
         case BASELINE_RAND_IOPS:
                 snprintf(buf, size, "%.0f IOPS", v);

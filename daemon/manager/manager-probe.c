@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "basic/format-util.h"
 #include "basic/log.h"
 #include "basic/parse-util.h"
 #include "basic/string-table.h"
@@ -454,9 +455,13 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, const Ma
                                 fo, sizeof(fo),
                                 "; run despite foreground I/O (deferred past MaxDeferral=)");
                 }
+                char rate[FORMAT_BYTES_MAX + 2];
+
                 manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
-                              "%s: probe (%s) ok: %.1f MB/s sequential, %.0f IOPS random%s%s%s",
-                              t->name, t->profile.name, probe_phase_bytes_per_second(seq) / 1e6,
+                              "%s: probe (%s) ok: %s sequential, %.0f IOPS random%s%s%s", t->name,
+                              t->profile.name,
+                              format_bytes_per_second(rate, sizeof(rate),
+                                                      probe_phase_bytes_per_second(seq)),
                               probe_phase_iops(rnd), fg, cw, fo);
         }
 }

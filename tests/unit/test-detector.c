@@ -265,7 +265,22 @@ static void test_config(void) {
         is_int(detector_event_type_from_string("recovered"), DETECTOR_EVENT_RECOVERED, "type");
 }
 
+/* The figures of the detector's events are IEC, as the README promises: 19103.6 MB/s (decimal)
+ * and 18218.7 MiB/s were once the same run in two places. By hand: 104857600 B/s = 100.0 MiB/s;
+ * 19103600000 B/s / 1048576 = 18218.6 MiB/s, from 1024 MiB on in GiB: / 1024 = 17.8 GiB/s. */
+static void test_units(void) {
+        char buf[64];
+
+        is_str(baseline_metric_format_value(BASELINE_SEQ_BYTES_PER_SEC, 104857600, buf,
+                                            sizeof(buf)),
+               "100.0MiB/s", "100 MiB/s");
+        is_str(baseline_metric_format_value(BASELINE_SEQ_BYTES_PER_SEC, 19103.6e6, buf,
+                                            sizeof(buf)),
+               "17.8GiB/s", "19103.6 MB/s is 17.8 GiB/s");
+}
+
 int main(void) {
+        test_units();
         test_no_false_alarm(&hdd, 1);
         test_no_false_alarm(&ssd, 2);
         test_faults(&hdd);
