@@ -14,7 +14,8 @@ build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
             util-linux)
 test_pkgs=(fio clang clang-format valgrind cppcheck libclang-rt-14-dev
            qemu-system-x86 busybox-static mdadm lvm2 kmod cpio e2fsprogs python3
-           systemd udev prometheus prometheus-node-exporter chromium curl openssl)
+           systemd udev prometheus prometheus-node-exporter chromium curl openssl
+           python3-jsonschema)
 bench_pkgs=(linux-perf)
 
 want=("${build_pkgs[@]}")

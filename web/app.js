@@ -123,9 +123,9 @@ function drawCharts(hist) {
     if (samples.length < 1) continue;
     const base = h.baseline || {};
     const seq = samples.filter((s) => s.phases && s.phases.sequential)
-      .map((s) => [s.realtime_usec, s.phases.sequential.bytes_per_second]);
+      .map((s) => [s.timestamp_seconds, s.phases.sequential.bytes_per_second]);
     const rnd = samples.filter((s) => s.phases && s.phases.random)
-      .map((s) => [s.realtime_usec, s.phases.random.p99_ns / 1e6]);
+      .map((s) => [s.timestamp_seconds, s.phases.random.latency_p99_seconds * 1e3]);
     const row = el("div", { "data-volume": name }, el("h3", {}, name));
     if (seq.length) {
       row.append(chart(`${name} sequential read`, seq,
@@ -134,7 +134,7 @@ function drawCharts(hist) {
     }
     if (rnd.length) {
       row.append(chart(`${name} random read p99`, rnd,
-                       base.random ? base.random.p99_ns / 1e6 : null, (v) => `${v.toFixed(2)} ms`));
+                       base.random ? base.random.latency_p99_seconds * 1e3 : null, (v) => `${v.toFixed(2)} ms`));
     }
     out.push(row);
   }
@@ -144,7 +144,7 @@ function drawCharts(hist) {
 function drawEvents(hist) {
   const list = (hist.events || []).slice(0, 50).map((e) =>
     el("li", { class: `prio-${e.priority}` },
-       el("time", {}, new Date(e.realtime_usec / 1000).toLocaleString()), e.message));
+       el("time", {}, new Date(e.timestamp_seconds * 1000).toLocaleString()), e.message));
   $("events").replaceChildren(...(list.length ? list : [el("li", {}, "No events.")]));
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/baseline-file.h"
+#include "basic/json-util.h"
 #include "basic/fileio.h"
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
@@ -250,25 +251,8 @@ int baseline_file_parse(const char *text, size_t size, BaselineSet **ret) {
         return 0;
 }
 
-static int add_u64(json_object *o, const char *key, uint64_t v) {
-        json_object *n = json_object_new_int64((int64_t) MIN(v, (uint64_t) INT64_MAX - 1));
-
-        if (!n || json_object_object_add(o, key, n) < 0) {
-                json_object_put(n);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static int add_string(json_object *o, const char *key, const char *s) {
-        json_object *n = json_object_new_string(s);
-
-        if (!n || json_object_object_add(o, key, n) < 0) {
-                json_object_put(n);
-                return -ENOMEM;
-        }
-        return 0;
-}
+/* The parser takes counts and times up to INT64_MAX - 1; a larger one is written as that. */
+#define U64_WRITTEN(v) MIN((uint64_t) (v), (uint64_t) INT64_MAX - 1)
 
 static int format_values(const BaselineRing rings[], json_object **ret) {
         _cleanup_(json_object_put_nullp) json_object *o = json_object_new_object();
@@ -307,21 +291,21 @@ static int format_entry(const Baseline *b, json_object **ret) {
 
         if (!o)
                 return -ENOMEM;
-        r = add_string(o, "identity", b->identity);
+        r = json_add_str(o, "identity", b->identity);
         if (r >= 0 && b->name[0])
-                r = add_string(o, "name", b->name);
+                r = json_add_str(o, "name", b->name);
         if (r >= 0)
-                r = add_u64(o, "window", b->window);
+                r = json_add_u64(o, "window", U64_WRITTEN(b->window));
         if (r >= 0)
-                r = add_u64(o, "generation", b->generation);
+                r = json_add_u64(o, "generation", U64_WRITTEN(b->generation));
         if (r >= 0)
-                r = add_u64(o, "learned_runs", b->learned_runs);
+                r = json_add_u64(o, "learned_runs", U64_WRITTEN(b->learned_runs));
         if (r >= 0)
-                r = add_u64(o, "since_realtime_usec", b->since_realtime_usec);
+                r = json_add_u64(o, "since_realtime_usec", U64_WRITTEN(b->since_realtime_usec));
         if (r >= 0)
-                r = add_u64(o, "updated_realtime_usec", b->updated_realtime_usec);
+                r = json_add_u64(o, "updated_realtime_usec", U64_WRITTEN(b->updated_realtime_usec));
         if (r >= 0)
-                r = add_u64(o, "rebuild_realtime_usec", b->rebuild_realtime_usec);
+                r = json_add_u64(o, "rebuild_realtime_usec", U64_WRITTEN(b->rebuild_realtime_usec));
         if (r < 0)
                 return r;
 
@@ -370,9 +354,9 @@ int baseline_file_format(const BaselineSet *s, char **ret) {
 
         if (!root || !ret)
                 return -ENOMEM;
-        r = add_string(root, "format", BASELINE_FILE_FORMAT);
+        r = json_add_str(root, "format", BASELINE_FILE_FORMAT);
         if (r >= 0)
-                r = add_u64(root, "version", BASELINE_FILE_VERSION);
+                r = json_add_u64(root, "version", U64_WRITTEN(BASELINE_FILE_VERSION));
         if (r < 0)
                 return r;
         list = json_object_new_array();

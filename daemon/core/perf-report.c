@@ -5,10 +5,26 @@
 #include <math.h>
 #include <string.h>
 
+#include "basic/json-util.h"
 #include "core/perf-report.h"
 
-static json_object *num_or_null(double v) {
-        return isfinite(v) ? json_object_new_double(v) : NULL;
+/* The metrics under their schema names (docs/json.md: units in the name, SI base units), and the
+ * factor from the baseline's own unit (baselines.json keeps ns, ms and µs) to that. */
+static const struct {
+        const char *name;
+        double scale;
+} metric_out[_BASELINE_METRIC_MAX] = {
+        [BASELINE_SEQ_BYTES_PER_SEC] = { "seq_bytes_per_second", 1 },
+        [BASELINE_RAND_IOPS] = { "rand_iops", 1 },
+        [BASELINE_LAT_P50_NS] = { "latency_p50_seconds", 1e-9 },
+        [BASELINE_LAT_P99_NS] = { "latency_p99_seconds", 1e-9 },
+        [BASELINE_LAT_MAX_NS] = { "latency_max_seconds", 1e-9 },
+        [BASELINE_AWAIT_MS] = { "await_seconds", 1e-3 },
+        [BASELINE_CPU_USEC_PER_RUN] = { "cpu_seconds_per_run", 1e-6 },
+};
+
+const char *perf_report_metric_name(BaselineMetric m) {
+        return m >= 0 && m < _BASELINE_METRIC_MAX ? metric_out[m].name : NULL;
 }
 
 static bool wanted(char *const *only, const char *name) {
@@ -64,13 +80,11 @@ static int entry_to_json(const Baseline *b, const char *name, const PerfMonitor 
         json_object_object_add(o, "identity", json_object_new_string(identity));
         json_object_object_add(o, "generation", json_object_new_uint64(b->generation));
         json_object_object_add(o, "learned_runs", json_object_new_uint64(b->learned_runs));
-        json_object_object_add(o, "since_realtime_usec",
-                               json_object_new_uint64(b->since_realtime_usec));
-        json_object_object_add(o, "updated_realtime_usec",
-                               json_object_new_uint64(b->updated_realtime_usec));
-        json_object_object_add(
-                o, "rebuild_realtime_usec",
-                b->rebuild_realtime_usec ? json_object_new_uint64(b->rebuild_realtime_usec) : NULL);
+        (void) json_add_usec_as_seconds(o, "since_timestamp_seconds", b->since_realtime_usec, true);
+        (void) json_add_usec_as_seconds(o, "updated_timestamp_seconds", b->updated_realtime_usec,
+                                        true);
+        (void) json_add_usec_as_seconds(o, "rebuild_timestamp_seconds", b->rebuild_realtime_usec,
+                                        true);
         json_object_object_add(o, "verdict",
                                d && d->state != DETECTOR_LEARNING
                                        ? json_object_new_string(detector_state_to_string(d->state))
@@ -93,15 +107,16 @@ static int entry_to_json(const Baseline *b, const char *name, const PerfMonitor 
                 }
                 baseline_get_stat(b, m, 1, &st);
                 baseline_ring_stat(&b->rebuild[m], 1, &rb);
-                json_object_object_add(
-                        x, "now",
-                        num_or_null(pm ? (have_last ? last.v[m] : NAN) : newest(&b->ring[m])));
-                json_object_object_add(x, "baseline", num_or_null(st.median));
-                json_object_object_add(x, "mad", num_or_null(st.mad));
-                json_object_object_add(x, "n", json_object_new_uint64(st.n));
-                json_object_object_add(x, "reference", num_or_null(b->reference[m]));
-                json_object_object_add(x, "during_rebuild", num_or_null(rb.median));
-                json_object_object_add(ms, baseline_metric_to_string(m), x);
+                double k = metric_out[m].scale;
+
+                (void) json_add_number(
+                        x, "now", k * (pm ? (have_last ? last.v[m] : NAN) : newest(&b->ring[m])));
+                (void) json_add_number(x, "baseline", k * st.median);
+                (void) json_add_number(x, "mad", k * st.mad);
+                (void) json_add_u64(x, "n", st.n);
+                (void) json_add_number(x, "reference", k * b->reference[m]);
+                (void) json_add_number(x, "during_rebuild", k * rb.median);
+                (void) json_add(ms, metric_out[m].name, x);
         }
         json_object_object_add(o, "metrics", ms);
         *ret = o;

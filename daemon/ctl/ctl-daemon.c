@@ -297,7 +297,8 @@ int ctl_status_main(int argc, char **argv) {
                         struct json_object *e = json_object_array_get_idx(ev, i);
                         char when[64];
 
-                        format_time_usec((uint64_t) jnum(e, "time_usec"), when, sizeof(when));
+                        format_time_usec((uint64_t) (jnum(e, "timestamp_seconds") * USEC_PER_SEC),
+                                         when, sizeof(when));
                         printf("  %s %-20s %s\n", when, jstr(e, "event") ?: "?",
                                jstr(e, "message") ?: "");
                 }
@@ -343,7 +344,7 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
                 if (!json_object_object_get_ex(v, "probe", &p) || !p)
                         p = NULL;
                 if (p && json_object_object_get_ex(p, "last", &last) && last) {
-                        lastst = jstr(last, "state") ?: "-";
+                        lastst = jstr(last, "result") ?: "-";
                         if (jbool(p, "stalled"))
                                 lastst = "stalled";
                         if (json_object_object_get_ex(last, "phases", &ph)) {
@@ -355,7 +356,7 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
                 }
                 printf("%-12s %-10s %-9s %-8s %6.0f %7.0f %-8s %12.1f %10.0f\n",
                        jstr(v, "name") ?: "?", jstr(v, "kind") ?: "?", jstr(v, "state") ?: "-",
-                       jbool(v, "selected") ? "yes" : "no", p ? jnum(p, "probes") : 0,
+                       jbool(v, "selected") ? "yes" : "no", p ? jnum(p, "runs") : 0,
                        p ? jnum(p, "stalls") : 0, lastst, seq, iops);
         }
         json_object_put(reply);

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/json-util.h"
 #include "basic/format-util.h"
 #include "basic/log.h"
 #include "basic/parse-util.h"
@@ -245,14 +246,10 @@ static json_object *json_latency(const LatencyHistogram *h) {
         for (size_t i = 0; i < ELEMENTSOF(pct); i++)
                 json_object_object_add(
                         o, pct[i].name,
-                        json_object_new_double((double) latency_histogram_percentile(h, pct[i].p) /
-                                               1e9));
-        json_object_object_add(o, "min",
-                               json_object_new_double(h->count ? (double) h->min_ns / 1e9 : 0));
-        json_object_object_add(o, "max",
-                               json_object_new_double(h->count ? (double) h->max_ns / 1e9 : 0));
-        json_object_object_add(o, "mean",
-                               json_object_new_double(latency_histogram_mean_ns(h) / 1e9));
+                        json_number_new((double) latency_histogram_percentile(h, pct[i].p) / 1e9));
+        json_object_object_add(o, "min", json_number_new(h->count ? (double) h->min_ns / 1e9 : 0));
+        json_object_object_add(o, "max", json_number_new(h->count ? (double) h->max_ns / 1e9 : 0));
+        json_object_object_add(o, "mean", json_number_new(latency_histogram_mean_ns(h) / 1e9));
         return o;
 }
 
@@ -268,10 +265,10 @@ static json_object *json_phase(const ProbePhaseResult *ph) {
         json_object_object_add(o, "queue_depth", json_object_new_int64(ph->queue_depth));
         json_object_object_add(o, "ios", json_object_new_int64((int64_t) ph->ios));
         json_object_object_add(o, "bytes", json_object_new_int64((int64_t) ph->bytes));
-        json_object_object_add(o, "seconds", json_object_new_double((double) ph->elapsed_ns / 1e9));
+        json_object_object_add(o, "seconds", json_number_new((double) ph->elapsed_ns / 1e9));
         json_object_object_add(o, "bytes_per_second",
-                               json_object_new_double(probe_phase_bytes_per_second(ph)));
-        json_object_object_add(o, "iops", json_object_new_double(probe_phase_iops(ph)));
+                               json_number_new(probe_phase_bytes_per_second(ph)));
+        json_object_object_add(o, "iops", json_number_new(probe_phase_iops(ph)));
         json_object_object_add(o, "errors", json_object_new_int64((int64_t) ph->errors));
         json_object_object_add(o, "short_reads", json_object_new_int64((int64_t) ph->short_reads));
         json_object_object_add(o, "retries", json_object_new_int64((int64_t) ph->retries));
@@ -314,17 +311,17 @@ static void json_add_result(json_object *j, const ProbeResult *r, const Notes *n
         for (unsigned i = 0; notes && n && i < n->n; i++)
                 json_object_array_add(notes, json_object_new_string(n->text[i]));
         json_object_object_add(j, "notes", notes);
-        json_object_object_add(j, "cpu_seconds", json_object_new_double(cpu_seconds(r)));
+        json_object_object_add(j, "cpu_seconds", json_number_new(cpu_seconds(r)));
         json_object_object_add(j, "cpu_user_seconds",
-                               json_object_new_double((double) r->cpu_user_usec / 1e6));
+                               json_number_new((double) r->cpu_user_usec / 1e6));
         json_object_object_add(j, "cpu_system_seconds",
-                               json_object_new_double((double) r->cpu_sys_usec / 1e6));
-        json_object_object_add(j, "cpu_percent", json_object_new_double(cpu_percent(r)));
+                               json_number_new((double) r->cpu_sys_usec / 1e6));
+        json_object_object_add(j, "cpu_percent", json_number_new(cpu_percent(r)));
         json_object_object_add(j, "cpu_wait_seconds",
                                r->cpu_wait_ns != NSEC_INFINITY
-                                       ? json_object_new_double((double) r->cpu_wait_ns / 1e9)
+                                       ? json_number_new((double) r->cpu_wait_ns / 1e9)
                                        : NULL);
-        json_object_object_add(j, "seconds", json_object_new_double((double) r->elapsed_ns / 1e9));
+        json_object_object_add(j, "seconds", json_number_new((double) r->elapsed_ns / 1e9));
 }
 
 static void print_json(const char *path, const ProbeRunnerOutcome *o, const char *state,

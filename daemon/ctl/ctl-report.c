@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The verbs of learned baselines:
  *   storpulsectl report [--json] [--offline [--state-dir DIR]] [--socket PATH] [VOLUME...]
- *       per volume, in the spirit of bonnie++/tiobench tables: sequential MB/s, random IOPS,
+ *       per volume, in the spirit of bonnie++/tiobench tables: sequential MiB/s, random IOPS,
  *       latency p50/p99/max and probe CPU, now vs baseline, and during the last rebuild;
  *       from the running storpulsed (now = the last probe run, with its verdict), or with
  *       --offline from the state file alone (now = the newest learned run, no verdict)
@@ -28,11 +28,13 @@
 
 #include "analysis/baseline-file.h"
 #include "basic/fileio.h"
+#include "basic/format-util.h"
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "basic/time-util.h"
 #include "core/baseline-store.h"
 #include "core/perf-report.h"
+#include "ctl/ctl-util.h"
 #include "ctl/ctl.h"
 #include "manager/control-protocol.h"
 
@@ -166,22 +168,23 @@ static void cell(FILE *f, double v, double scale, int decimals) {
                 fprintf(f, "%10s", "-");
 }
 
-static void format_date(uint64_t usec, char *buf, size_t size) {
-        time_t t = (time_t) (usec / USEC_PER_SEC);
+/* A `*_timestamp_seconds` as a local date; "unknown" for none. */
+static void format_date(double sec, char *buf, size_t size) {
+        time_t t = (time_t) sec;
         struct tm tm;
 
-        if (usec == 0 || !localtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M", &tm) == 0)
+        if (!(sec > 0) || !localtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M", &tm) == 0)
                 snprintf(buf, size, "unknown");
 }
 
 static void row(FILE *f, json_object *v, const char *label, const char *what, const char *note) {
         fprintf(f, "  %-16s", label);
-        cell(f, jnum(v, "seq_bytes_per_sec", what), 1e6, 1);
+        cell(f, bytes_to_mib(jnum(v, "seq_bytes_per_second", what)), 1, 1);
         cell(f, jnum(v, "rand_iops", what), 1, 0);
-        cell(f, jnum(v, "lat_p50_ns", what), 1e6, 2);
-        cell(f, jnum(v, "lat_p99_ns", what), 1e6, 2);
-        cell(f, jnum(v, "lat_max_ns", what), 1e6, 2);
-        cell(f, jnum(v, "cpu_usec_per_run", what), 1e3, 1);
+        cell(f, jnum(v, "latency_p50_seconds", what), 1e-3, 2);
+        cell(f, jnum(v, "latency_p99_seconds", what), 1e-3, 2);
+        cell(f, jnum(v, "latency_max_seconds", what), 1e-3, 2);
+        cell(f, jnum(v, "cpu_seconds_per_run", what), 1e-3, 1);
         fprintf(f, "  %s\n", note ?: "");
 }
 
@@ -206,7 +209,7 @@ static void print_table(FILE *f, json_object *doc) {
                 fprintf(f, "%s%s%s%s%s\n", i > 0 ? "\n" : "",
                         json_object_get_string(jget(v, "volume", NULL)), x ? " (profile " : "",
                         x ? json_object_get_string(x) : "", x ? ")" : "");
-                fprintf(f, "  %-16s%10s%10s%10s%10s%10s%10s\n", "", "SEQ MB/s", "RAND IOPS",
+                fprintf(f, "  %-16s%10s%10s%10s%10s%10s%10s\n", "", "SEQ MiB/s", "RAND IOPS",
                         "P50 ms", "P99 ms", "MAX ms", "CPU ms");
                 if (verdict)
                         snprintf(note, sizeof(note), "verdict: %s%s%s%s", verdict,
@@ -215,15 +218,16 @@ static void print_table(FILE *f, json_object *doc) {
                 else
                         snprintf(note, sizeof(note), "%s", from_file ? "(last learned run)" : "");
                 row(f, v, "now", "now", note);
-                format_date((x = jget(v, "since_realtime_usec", NULL)) ? json_object_get_uint64(x)
-                                                                       : 0,
+                format_date((x = jget(v, "since_timestamp_seconds", NULL))
+                                    ? json_object_get_double(x)
+                                    : 0,
                             since, sizeof(since));
                 snprintf(note, sizeof(note), "(%" PRIu64 " runs learned since %s)",
                          (x = jget(v, "learned_runs", NULL)) ? json_object_get_uint64(x) : 0,
                          since);
                 row(f, v, "baseline", "baseline", note);
-                if ((x = jget(v, "rebuild_realtime_usec", NULL))) {
-                        format_date(json_object_get_uint64(x), rb, sizeof(rb));
+                if ((x = jget(v, "rebuild_timestamp_seconds", NULL))) {
+                        format_date(json_object_get_double(x), rb, sizeof(rb));
                         snprintf(note, sizeof(note), "(last rebuild run %s%s)", rb,
                                  (x = jget(v, "rebuild_slow", NULL)) && json_object_get_boolean(x)
                                          ? ", rebuild reported slow"
@@ -236,7 +240,7 @@ static void print_table(FILE *f, json_object *doc) {
 static int help_report(void) {
         printf("Usage: storpulsectl report [--json] [--offline [--state-dir DIR]] [--socket PATH] "
                "[VOLUME...]\n\n"
-               "Learned baselines per volume: sequential MB/s, random IOPS, latency p50/p99/max "
+               "Learned baselines per volume: sequential MiB/s, random IOPS, latency p50/p99/max "
                "and\n"
                "probe CPU, now vs baseline, and during the last rebuild.\n\n"
                "  --json           the JSON document instead of the table\n"
@@ -363,8 +367,7 @@ int ctl_report_main(int argc, char **argv) {
         if (r != 0)
                 return r;
         if (json)
-                printf("%s\n", json_object_to_json_string_ext(
-                                       doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+                (void) ctl_json_print(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
         else
                 print_table(stdout, doc);
         json_object_put(doc);

@@ -13,6 +13,7 @@
 #include "basic/log.h"
 #include "basic/macro.h"
 #include "basic/utf8.h"
+#include "basic/json-util.h"
 #include "ctl/ctl-util.h"
 
 static int stdout_error;
@@ -75,12 +76,10 @@ static int sanitize_leaf(json_object *v, json_object **ret, json_object **ret_he
         *ret = *ret_hex = NULL;
         if (json_object_is_type(v, json_type_double)) {
                 double d = json_object_get_double(v);
-                char buf[32];
 
                 if (!isfinite(d))
                         return 1; /* null */
-                (void) snprintf(buf, sizeof(buf), "%.10g", d);
-                *ret = json_object_new_double_s(d, buf);
+                *ret = json_number_new(d);
                 return *ret ? 1 : -ENOMEM;
         }
         if (json_object_is_type(v, json_type_string)) {

@@ -27,6 +27,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "basic/json-util.h"
 #include "analysis/rebuild.h"
 #include "basic/log.h"
 #include "basic/macro.h"
@@ -74,15 +75,9 @@ static void format_time(char *buf, size_t size) {
                         (int) (tv.tv_usec / 1000));
 }
 
-/* A non-negative double printed with `digits` decimals (json-c's default prints 17 digits), or
- * null for the "unknown" (-1) convention. */
-static struct json_object *json_num_or_null(double v, int digits) {
-        char buf[64];
-
-        if (!(v >= 0))
-                return NULL;
-        (void) snprintf(buf, sizeof(buf), "%.*f", digits, v);
-        return json_object_new_double_s(v, buf);
+/* A non-negative figure rounded to `digits` decimals, or null for the "unknown" (-1) convention. */
+static struct json_object *json_num_or_null(double v, unsigned digits) {
+        return v >= 0 ? json_number_new_rounded(v, digits) : NULL;
 }
 
 static void print_json(const char *when, const char *array, const RebuildEvent *ev,

@@ -21,10 +21,12 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "basic/json-util.h"
 #include "basic/log.h"
 #include "config.h"
 #include "manager/control-protocol.h"
 #include "manager/manager-internal.h"
+#include "report/api.h"
 
 #define CLIENTS_MAX      32
 #define OUTPUT_MAX       (1024 * 1024)
@@ -153,14 +155,6 @@ static int client_send(Client *cl, struct json_object *o) {
         return 0;
 }
 
-/* A double with `digits` decimals (json-c prints 17 significant digits otherwise). */
-static struct json_object *json_double(double v, int digits) {
-        char buf[64];
-
-        (void) snprintf(buf, sizeof(buf), "%.*f", digits, v);
-        return json_object_new_double_s(v, buf);
-}
-
 static struct json_object *reply_new(bool ok, const char *error) {
         struct json_object *o = json_object_new_object();
 
@@ -179,106 +173,42 @@ static void client_refuse(Client *cl, const char *error) {
         (void) client_send(cl, reply_new(false, error));
 }
 
-/* Two new objects, or false (both NULL) when either cannot be had. */
-static bool new_object_pair(struct json_object **ret_a, struct json_object **ret_b) {
-        *ret_a = json_object_new_object();
-        *ret_b = json_object_new_object();
-        if (*ret_a && *ret_b)
-                return true;
-        json_object_put(*ret_a);
-        json_object_put(*ret_b);
-        *ret_a = *ret_b = NULL;
-        return false;
-}
-
+/* A run's JSON, the API's (report/api.h, docs/json.md); NULL when it cannot be had. */
 static struct json_object *sample_to_json(const ManagerProbeSample *s) {
-        struct json_object *o, *ph;
+        ReportSample rs;
+        struct json_object *o;
 
-        if (!new_object_pair(&o, &ph))
-                return NULL;
-        json_object_object_add(o, "time_usec", json_object_new_uint64(s->realtime_usec));
-        json_object_object_add(o, "profile", json_object_new_string(s->profile));
-        json_object_object_add(o, "status",
-                               json_object_new_string(probe_runner_status_to_string(s->status)));
-        json_object_object_add(
-                o, "state", json_object_new_string(probe_state_to_string(s->state) ?: "unknown"));
-        json_object_object_add(o, "duration_seconds",
-                               json_double((double) s->duration_usec / USEC_PER_SEC, 3));
-        json_object_object_add(o, "errors", json_object_new_uint64(s->errors));
-        json_object_object_add(o, "foreground_share",
-                               isfinite(s->foreground_share) ? json_double(s->foreground_share, 3)
-                                                             : NULL);
-        json_object_object_add(o, "cpu_wait_share",
-                               isfinite(manager_probe_sample_cpu_wait_share(s))
-                                       ? json_double(manager_probe_sample_cpu_wait_share(s), 3)
-                                       : NULL);
-        json_object_object_add(o, "forced", json_object_new_boolean(s->forced));
-        for (size_t i = 0; i < _PROBE_PHASE_MAX; i++) {
-                const ManagerProbePhaseSummary *p = &s->phases[i];
-                struct json_object *x;
-
-                if (!p->ran)
-                        continue;
-                x = json_object_new_object();
-                if (!x)
-                        continue;
-                json_object_object_add(x, "bytes_per_second", json_double(p->bytes_per_second, 0));
-                json_object_object_add(x, "iops", json_double(p->iops, 1));
-                json_object_object_add(x, "p50_ns", json_object_new_uint64(p->p50_ns));
-                json_object_object_add(x, "p99_ns", json_object_new_uint64(p->p99_ns));
-                json_object_object_add(x, "max_ns", json_object_new_uint64(p->max_ns));
-                json_object_object_add(x, "errors", json_object_new_uint64(p->errors));
-                json_object_object_add(ph, probe_phase_to_string((ProbePhase) i), x);
-        }
-        json_object_object_add(o, "phases", ph);
-        return o;
+        manager_report_sample(s, &rs);
+        return api_sample_json(&rs, &o) < 0 ? NULL : o;
 }
 
-static struct json_object *record_to_json(const ManagerVolume *r) {
-        const ManagerProbeSample *s = manager_volume_get_sample(r, 0);
-        struct json_object *o, *sk;
+/* A volume's probe record, the API's (report/api.h): the last run, no history. */
+static struct json_object *record_to_json(const Manager *m, const ManagerVolume *r) {
+        _cleanup_free_ ReportSample *h = calloc(MAX(r->n_history, (size_t) 1), sizeof(*h));
+        ReportBaseline b;
+        ReportProbe p;
+        struct json_object *o;
 
-        if (!new_object_pair(&o, &sk))
+        if (!h)
                 return NULL;
-        json_object_object_add(o, "probing", json_object_new_boolean(r->probing));
-        json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled));
-        json_object_object_add(o, "probes", json_object_new_uint64(r->n_probes));
-        json_object_object_add(o, "stalls", json_object_new_uint64(r->n_stalls));
-        json_object_object_add(o, "errors", json_object_new_uint64(r->n_errors));
-        json_object_object_add(o, "cpu_seconds",
-                               json_double((double) r->cpu_usec / USEC_PER_SEC, 3));
-        json_object_object_add(o, "device_seconds",
-                               json_double((double) r->device_usec / USEC_PER_SEC, 3));
-        for (size_t i = 0; i < _PROBE_SKIP_REASON_MAX; i++)
-                json_object_object_add(sk, probe_skip_reason_to_string((ProbeSkipReason) i),
-                                       json_object_new_uint64(r->skips[i]));
-        json_object_object_add(o, "skips", sk);
-        json_object_object_add(o, "forced", json_object_new_uint64(r->n_forced));
-        json_object_object_add(o, "deferred_since_usec",
-                               r->deferred_usec > 0 ? json_object_new_uint64(r->deferred_usec)
-                                                    : NULL);
-        json_object_object_add(o, "last", s ? sample_to_json(s) : NULL);
-        return o;
+        manager_report_probe(manager_perf_monitor(m), r, &p, h, &b);
+        return api_probe_json(&p, &o) < 0 ? NULL : o;
 }
 
 static struct json_object *event_to_json(const ManagerEvent *e) {
-        struct json_object *o = json_object_new_object();
+        ReportEvent re = {
+                .seq = e->seq,
+                .realtime_usec = e->realtime_usec,
+                .type = manager_event_type_to_string(e->type),
+                .message_id = manager_event_type_message_id(e->type),
+                .priority = e->priority,
+                .volume = e->volume,
+                .member = e->member,
+                .message = e->message,
+        };
+        struct json_object *o;
 
-        if (!o)
-                return NULL;
-        json_object_object_add(o, "seq", json_object_new_uint64(e->seq));
-        json_object_object_add(o, "time_usec", json_object_new_uint64(e->realtime_usec));
-        json_object_object_add(o, "event",
-                               json_object_new_string(manager_event_type_to_string(e->type)));
-        json_object_object_add(o, "message_id",
-                               json_object_new_string(manager_event_type_message_id(e->type)));
-        json_object_object_add(o, "priority", json_object_new_int(e->priority));
-        if (e->volume[0])
-                json_object_object_add(o, "volume", json_object_new_string(e->volume));
-        if (e->member[0])
-                json_object_object_add(o, "member", json_object_new_string(e->member));
-        json_object_object_add(o, "message", json_object_new_string(e->message));
-        return o;
+        return api_event_json(&re, &o) < 0 ? NULL : o;
 }
 
 static void do_status(Client *cl) {
@@ -304,7 +234,8 @@ static void do_status(Client *cl) {
         json_object_object_add(o, "status", json_object_new_string(line));
         json_object_object_add(o, "volumes", json_object_new_uint64(n_visible));
         json_object_object_add(o, "problems", json_object_new_uint64(m->n_problems));
-        json_object_object_add(o, "next_probe_usec", json_object_new_uint64(m->next_probe_usec));
+        (void) json_add_usec_as_seconds(o, "next_probe_timestamp_seconds", m->next_probe_usec,
+                                        true);
         json_object_object_add(o, "runs", json_object_new_uint64(m->n_runs));
         json_object_object_add(o, "running", json_object_new_boolean(m->run != NULL));
         json_object_object_add(o, "queued", json_object_new_uint64(m->n_queued));
@@ -312,7 +243,8 @@ static void do_status(Client *cl) {
                                json_object_new_uint64(process_reaper_count(m->reaper)));
         json_object_object_add(
                 o, "uptime_seconds",
-                json_double((double) (now(CLOCK_MONOTONIC) - m->start_usec) / USEC_PER_SEC, 1));
+                json_number_new_rounded(
+                        (double) (now(CLOCK_MONOTONIC) - m->start_usec) / USEC_PER_SEC, 1));
         json_object_object_add(o, "config", json_object_new_string(m->config_path));
         for (size_t i = 0; i < m->n_volumes; i++)
                 if (m->volumes[i]->stalled)
@@ -345,7 +277,7 @@ static void do_volumes(Client *cl) {
                 json_object_object_add(
                         j, "selected",
                         json_object_new_boolean(config_volume_selected(m->config, v)));
-                json_object_object_add(j, "probe", r ? record_to_json(r) : NULL);
+                json_object_object_add(j, "probe", r ? record_to_json(m, r) : NULL);
                 json_object_array_add(a, j);
         }
         json_object_object_add(o, "volumes", a);
@@ -369,7 +301,7 @@ static void on_run_progress(Manager *m, const char *volume, const ProbeProgress 
         json_object_object_add(o, "type", json_object_new_string("progress"));
         json_object_object_add(o, "volume", json_object_new_string(volume));
         json_object_object_add(o, "phase", json_object_new_string(probe_phase_to_string(p->phase)));
-        json_object_object_add(o, "fraction", json_double(p->fraction, 3));
+        json_object_object_add(o, "fraction", json_number_new_rounded(p->fraction, 3));
         json_object_object_add(o, "ios", json_object_new_uint64(p->ios));
         json_object_object_add(o, "errors", json_object_new_uint64(p->errors));
         (void) client_send(cl, o);
@@ -412,8 +344,9 @@ static void on_run_finished(Manager *m, const ManagerRunSummary *s, void *userda
         json_object_object_add(o, "probed_error", json_object_new_uint64(s->n_error));
         json_object_object_add(o, "stalled", json_object_new_uint64(s->n_stalled));
         json_object_object_add(o, "skipped", json_object_new_uint64(s->n_skipped));
-        json_object_object_add(o, "duration_seconds",
-                               json_double((double) s->duration_usec / USEC_PER_SEC, 3));
+        json_object_object_add(
+                o, "duration_seconds",
+                json_number_new_rounded((double) s->duration_usec / USEC_PER_SEC, 3));
         cl->streaming = false;
         manager_probe_forget_waiter(m, cl);
         if (client_send(cl, o) >= 0)

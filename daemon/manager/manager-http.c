@@ -45,7 +45,7 @@ static ReportProbeResult sample_result(const ManagerProbeSample *s) {
         return REPORT_PROBE_FAILED;
 }
 
-static void sample_convert(const ManagerProbeSample *s, ReportSample *ret) {
+void manager_report_sample(const ManagerProbeSample *s, ReportSample *ret) {
         *ret = (ReportSample){
                 .realtime_usec = s->realtime_usec,
                 .profile = s->profile,
@@ -53,6 +53,8 @@ static void sample_convert(const ManagerProbeSample *s, ReportSample *ret) {
                 .duration_usec = s->duration_usec,
                 .errors = s->errors,
                 .forced = s->forced,
+                .foreground_share = s->foreground_share,
+                .cpu_wait_share = manager_probe_sample_cpu_wait_share(s),
         };
         for (ProbePhase p = 0; p < _PROBE_PHASE_MAX; p++)
                 ret->phases[p] = (ReportPhase){
@@ -66,8 +68,7 @@ static void sample_convert(const ManagerProbeSample *s, ReportSample *ret) {
                 };
 }
 
-/* One volume's record as the report layer reads it; h has room for its history. */
-static void probe_convert(const PerfMonitor *pm, const ManagerVolume *r, ReportProbe *p,
+void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportProbe *p,
                           ReportSample *h, ReportBaseline *b) {
         *p = (ReportProbe){
                 .volume = r->name,
@@ -92,7 +93,7 @@ static void probe_convert(const PerfMonitor *pm, const ManagerVolume *r, ReportP
         }
         /* the history oldest first */
         for (size_t k = 0; k < r->n_history; k++)
-                sample_convert(manager_volume_get_sample(r, r->n_history - 1 - k), &h[k]);
+                manager_report_sample(manager_volume_get_sample(r, r->n_history - 1 - k), &h[k]);
         if (r->n_history > 0) {
                 p->has_last = true;
                 p->last = h[r->n_history - 1];
@@ -124,14 +125,15 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
                 return -ENOMEM;
 
         for (size_t i = 0; i < m->n_volumes; i++)
-                probe_convert(pm, m->volumes[i], &probes[i], &samples[i * MANAGER_HISTORY_MAX],
-                              &baselines[i]);
+                manager_report_probe(pm, m->volumes[i], &probes[i],
+                                     &samples[i * MANAGER_HISTORY_MAX], &baselines[i]);
         for (size_t i = 0; i < m->n_events; i++) {
                 const ManagerEvent *e = manager_get_event(m, i);
                 events[i] = (ReportEvent){
                         .seq = e->seq,
                         .realtime_usec = e->realtime_usec,
                         .type = manager_event_type_to_string(e->type),
+                        .message_id = manager_event_type_message_id(e->type),
                         .priority = e->priority,
                         .volume = e->volume,
                         .member = e->member,

@@ -7,22 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/json-util.h"
 #include "manager/state-file.h"
-
-static int add_u64(json_object *o, const char *k, uint64_t v) {
-        json_object *x = json_object_new_uint64(v);
-
-        if (!x)
-                return -ENOMEM;
-        return json_object_object_add(o, k, x) < 0 ? -ENOMEM : 0;
-}
 
 static json_object *sample_build(const ManagerProbeSample *s) {
         json_object *o = json_object_new_object(), *ph = json_object_new_array();
 
         if (!o || !ph)
                 goto fail;
-        if (add_u64(o, "time_usec", s->realtime_usec) < 0 ||
+        if (json_add_u64(o, "time_usec", s->realtime_usec) < 0 ||
             json_object_object_add(o, "profile", json_object_new_string(s->profile)) < 0 ||
             json_object_object_add(
                     o, "status",
@@ -30,8 +23,8 @@ static json_object *sample_build(const ManagerProbeSample *s) {
             json_object_object_add(o, "state",
                                    json_object_new_string(probe_state_to_string(s->state) ?: "")) <
                     0 ||
-            add_u64(o, "duration_usec", s->duration_usec) < 0 ||
-            add_u64(o, "errors", s->errors) < 0 ||
+            json_add_u64(o, "duration_usec", s->duration_usec) < 0 ||
+            json_add_u64(o, "errors", s->errors) < 0 ||
             (s->forced && json_object_object_add(o, "forced", json_object_new_boolean(true)) < 0))
                 goto fail;
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++) {
@@ -45,8 +38,10 @@ static json_object *sample_build(const ManagerProbeSample *s) {
                     json_object_object_add(x, "bytes_per_second",
                                            json_object_new_double(p->bytes_per_second)) < 0 ||
                     json_object_object_add(x, "iops", json_object_new_double(p->iops)) < 0 ||
-                    add_u64(x, "p50_ns", p->p50_ns) < 0 || add_u64(x, "p99_ns", p->p99_ns) < 0 ||
-                    add_u64(x, "max_ns", p->max_ns) < 0 || add_u64(x, "errors", p->errors) < 0)
+                    json_add_u64(x, "p50_ns", p->p50_ns) < 0 ||
+                    json_add_u64(x, "p99_ns", p->p99_ns) < 0 ||
+                    json_add_u64(x, "max_ns", p->max_ns) < 0 ||
+                    json_add_u64(x, "errors", p->errors) < 0)
                         goto fail;
         }
         if (json_object_object_add(o, "phases", ph) < 0)
@@ -61,7 +56,7 @@ fail:
 int state_file_build(const Manager *m, json_object **ret) {
         json_object *doc = json_object_new_object(), *vols = json_object_new_object();
 
-        if (!doc || !vols || add_u64(doc, "version", STATE_FILE_VERSION) < 0)
+        if (!doc || !vols || json_add_u64(doc, "version", STATE_FILE_VERSION) < 0)
                 goto fail;
         for (size_t i = 0; i < m->n_volumes; i++) {
                 const ManagerVolume *r = m->volumes[i];
@@ -84,21 +79,21 @@ int state_file_build(const Manager *m, json_object **ret) {
                         json_object_put(h);
                         goto fail;
                 }
-                if (add_u64(o, "probes", r->n_probes) < 0 ||
-                    add_u64(o, "stalls", r->n_stalls) < 0 ||
-                    add_u64(o, "errors", r->n_errors) < 0 ||
-                    add_u64(o, "cpu_usec", r->cpu_usec) < 0 ||
-                    add_u64(o, "device_usec", r->device_usec) < 0 ||
-                    add_u64(o, "forced", r->n_forced) < 0 ||
-                    add_u64(o, "deferred_since_usec", r->deferred_usec) < 0 ||
+                if (json_add_u64(o, "probes", r->n_probes) < 0 ||
+                    json_add_u64(o, "stalls", r->n_stalls) < 0 ||
+                    json_add_u64(o, "errors", r->n_errors) < 0 ||
+                    json_add_u64(o, "cpu_usec", r->cpu_usec) < 0 ||
+                    json_add_u64(o, "device_usec", r->device_usec) < 0 ||
+                    json_add_u64(o, "forced", r->n_forced) < 0 ||
+                    json_add_u64(o, "deferred_since_usec", r->deferred_usec) < 0 ||
                     json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled)) < 0) {
                         json_object_put(sk);
                         json_object_put(h);
                         goto fail;
                 }
                 for (size_t k = 0; k < _PROBE_SKIP_REASON_MAX; k++)
-                        (void) add_u64(sk, probe_skip_reason_to_string((ProbeSkipReason) k),
-                                       r->skips[k]);
+                        (void) json_add_u64(sk, probe_skip_reason_to_string((ProbeSkipReason) k),
+                                            r->skips[k]);
                 json_object_object_add(o, "skips", sk);
                 for (size_t k = r->n_history; k > 0; k--) {
                         json_object *s = sample_build(manager_volume_get_sample(r, k - 1));

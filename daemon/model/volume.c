@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/json-util.h"
 #include "basic/string-table.h"
 #include "model/dm.h"
 #include "model/md.h"
@@ -143,62 +144,6 @@ bool volume_has_problem(const Volume *v) {
         return false;
 }
 
-/* json-c helpers: add a key only if the value could be created; NULL strings become null. */
-static int add(json_object *o, const char *key, json_object *val) {
-        if (json_object_object_add(o, key, val) < 0) {
-                json_object_put(val);
-                return -ENOMEM;
-        }
-        return 0;
-}
-
-static int add_str(json_object *o, const char *key, const char *s) {
-        json_object *j = NULL;
-
-        if (s) {
-                j = json_object_new_string(s);
-                if (!j)
-                        return -ENOMEM;
-        }
-        return add(o, key, j);
-}
-
-static int add_u64(json_object *o, const char *key, uint64_t u) {
-        json_object *j = json_object_new_uint64(u);
-        if (!j)
-                return -ENOMEM;
-        return add(o, key, j);
-}
-
-static int add_int(json_object *o, const char *key, int64_t i) {
-        json_object *j = json_object_new_int64(i);
-        if (!j)
-                return -ENOMEM;
-        return add(o, key, j);
-}
-
-static int add_bool(json_object *o, const char *key, bool b) {
-        json_object *j = json_object_new_boolean(b);
-        if (!j)
-                return -ENOMEM;
-        return add(o, key, j);
-}
-
-static int add_strv(json_object *o, const char *key, char *const *l) {
-        json_object *a = json_object_new_array();
-        if (!a)
-                return -ENOMEM;
-        for (size_t i = 0; l && l[i]; i++) {
-                json_object *s = json_object_new_string(l[i]);
-                if (!s || json_object_array_add(a, s) < 0) {
-                        json_object_put(s);
-                        json_object_put(a);
-                        return -ENOMEM;
-                }
-        }
-        return add(o, key, a);
-}
-
 const char *volume_member_state(const VolumeMember *m) {
         if (!m || !m->state)
                 return NULL;
@@ -227,23 +172,24 @@ static int add_members(json_object *o, const Volume *v) {
                         json_object_put(e);
                         goto out_nomem;
                 }
-                if (add_str(e, "name", m->name) < 0 ||
-                    add_str(e, "state", volume_member_state(m)) < 0)
+                if (json_add_str(e, "name", m->name) < 0 ||
+                    json_add_str(e, "state", volume_member_state(m)) < 0)
                         goto out_nomem;
-                if (add(e, "slot", m->slot >= 0 ? json_object_new_int(m->slot) : NULL) < 0)
+                if (json_add(e, "slot", m->slot >= 0 ? json_object_new_int(m->slot) : NULL) < 0)
                         goto out_nomem;
-                if (add(e, "errors", m->errors >= 0 ? json_object_new_int64(m->errors) : NULL) < 0)
+                if (json_add(e, "errors",
+                             m->errors >= 0 ? json_object_new_int64(m->errors) : NULL) < 0)
                         goto out_nomem;
                 if (m->name && !json_object_object_get_ex(states, m->name, NULL) &&
-                    add_str(states, m->name, volume_member_state(m)) < 0)
+                    json_add_str(states, m->name, volume_member_state(m)) < 0)
                         goto out_nomem;
         }
-        r = add(o, "member_states", states);
+        r = json_add(o, "member_states", states);
         if (r < 0) {
                 json_object_put(list);
                 return r;
         }
-        return add(o, "array_members", list);
+        return json_add(o, "array_members", list);
 
 out_nomem:
         json_object_put(states);
@@ -256,71 +202,66 @@ static int add_array_fields(json_object *o, const Volume *v) {
         json_object *j;
         int r;
 
-        r = add_str(o, "level", v->level);
+        r = json_add_str(o, "level", v->level);
         if (r < 0)
                 return r;
-        r = add(o, "raid_disks", v->raid_disks >= 0 ? json_object_new_int(v->raid_disks) : NULL);
+        r = json_add(o, "raid_disks",
+                     v->raid_disks >= 0 ? json_object_new_int(v->raid_disks) : NULL);
         if (r < 0)
                 return r;
-        r = add(o, "degraded", v->degraded >= 0 ? json_object_new_int(v->degraded) : NULL);
+        r = json_add(o, "degraded", v->degraded >= 0 ? json_object_new_int(v->degraded) : NULL);
         if (r < 0)
                 return r;
-        r = add_str(o, "verdict", raid_verdict_to_string(v->verdict));
+        r = json_add_str(o, "verdict", raid_verdict_to_string(v->verdict));
         if (r < 0)
                 return r;
-        r = add_str(o, "verdict_reason",
-                    v->verdict_reason && *v->verdict_reason ? v->verdict_reason : NULL);
+        r = json_add_str(o, "verdict_reason",
+                         v->verdict_reason && *v->verdict_reason ? v->verdict_reason : NULL);
         if (r < 0)
                 return r;
-        r = add_bool(o, "replacing", v->replacing);
+        r = json_add_bool(o, "replacing", v->replacing);
         if (r < 0)
                 return r;
-        r = add_str(o, "sync_action", s->action);
+        r = json_add_str(o, "sync_action", s->action);
         if (r < 0)
                 return r;
-        r = add_bool(o, "sync_delayed", s->delayed);
+        r = json_add_bool(o, "sync_delayed", s->delayed);
         if (r < 0)
                 return r;
         j = NULL;
-        if (s->has_progress) {
-                /* Printed with 6 decimals so golden files do not depend on float printing. */
-                char buf[32];
-                (void) snprintf(buf, sizeof(buf), "%.6f", CLAMP(s->progress, 0.0, 1.0));
-                j = json_object_new_double_s(strtod(buf, NULL), buf);
-                if (!j)
-                        return -ENOMEM;
-        }
-        r = add(o, "sync_progress", j);
+        /* 6 decimals, so golden files do not depend on float printing */
+        if (s->has_progress && !(j = json_number_new_rounded(CLAMP(s->progress, 0.0, 1.0), 6)))
+                return -ENOMEM;
+        r = json_add(o, "sync_progress", j);
         if (r < 0)
                 return r;
-        r = add(o, "sync_completed_sectors",
-                s->has_progress && s->total_sectors > 0 ? json_object_new_uint64(s->done_sectors)
-                                                        : NULL);
+        r = json_add(o, "sync_completed_sectors",
+                     s->has_progress && s->total_sectors > 0
+                             ? json_object_new_uint64(s->done_sectors)
+                             : NULL);
         if (r < 0)
                 return r;
-        r = add(o, "sync_total_sectors",
-                s->has_progress && s->total_sectors > 0 ? json_object_new_uint64(s->total_sectors)
-                                                        : NULL);
+        r = json_add(o, "sync_total_sectors",
+                     s->has_progress && s->total_sectors > 0
+                             ? json_object_new_uint64(s->total_sectors)
+                             : NULL);
         if (r < 0)
                 return r;
-        r = add(o, "sync_speed_bytes_per_second",
-                s->speed_bytes_per_second > 0 ? json_object_new_uint64(s->speed_bytes_per_second)
-                                              : NULL);
+        r = json_add(o, "sync_speed_bytes_per_second",
+                     s->speed_bytes_per_second > 0
+                             ? json_object_new_uint64(s->speed_bytes_per_second)
+                             : NULL);
         if (r < 0)
                 return r;
-        r = add(o, "sync_eta_seconds", s->has_eta ? json_object_new_uint64(s->eta_seconds) : NULL);
+        r = json_add(o, "sync_eta_seconds",
+                     s->has_eta ? json_object_new_uint64(s->eta_seconds) : NULL);
         if (r < 0)
                 return r;
-        r = add(o, "mismatch_count",
-                s->has_mismatch_count ? json_object_new_uint64(s->mismatch_count) : NULL);
+        r = json_add(o, "mismatch_count",
+                     s->has_mismatch_count ? json_object_new_uint64(s->mismatch_count) : NULL);
         if (r < 0)
                 return r;
         return add_members(o, v);
-}
-
-/* key: v where cond holds, else null. */
-static int add_u64_if(json_object *o, const char *key, bool cond, uint64_t v) {
-        return add(o, key, cond ? json_object_new_uint64(v) : NULL);
 }
 
 static int add_md_fields(json_object *o, const Volume *v) {
@@ -334,46 +275,49 @@ static int add_md_fields(json_object *o, const Volume *v) {
         (void) md_array_container_name(a, container, sizeof(container));
         if (!md)
                 return -ENOMEM;
-        r = add(o, "md", md);
+        r = json_add(o, "md", md);
         if (r < 0)
                 return r;
-        if (add_str(md, "array_state", a->array_state_raw) < 0 ||
-            add_str(md, "metadata_version", a->metadata_version) < 0 ||
+        if (json_add_str(md, "array_state", a->array_state_raw) < 0 ||
+            json_add_str(md, "metadata_version", a->metadata_version) < 0 ||
             /* an IMSM/DDF member array names its container: "external:/md127/0" */
-            add_str(md, "container", container[0] ? container : NULL) < 0 ||
+            json_add_str(md, "container", container[0] ? container : NULL) < 0 ||
             /* a container lists them back: the arrays that serve its data */
-            (md_array_is_container(a) && add_strv(md, "member_arrays", v->container_arrays) < 0) ||
-            add_str(md, "uuid", a->uuid) < 0 ||
-            add_u64_if(md, "chunk_size_bytes",
-                       a->chunk_size_bytes != MD_UNSET && a->chunk_size_bytes > 0,
-                       a->chunk_size_bytes) < 0 ||
-            add_u64_if(md, "raid_disks_old",
-                       a->raid_disks_old != MD_UNSET && a->raid_disks_old != a->raid_disks,
-                       a->raid_disks_old) < 0 ||
-            add_u64_if(md, "chunk_size_old_bytes",
-                       a->chunk_size_old_bytes != MD_UNSET &&
-                               a->chunk_size_old_bytes != a->chunk_size_bytes,
-                       a->chunk_size_old_bytes) < 0 ||
-            add_u64_if(md, "layout", a->layout != MD_UNSET, a->layout) < 0 ||
-            add_u64_if(md, "layout_old", a->layout_old != MD_UNSET && a->layout_old != a->layout,
-                       a->layout_old) < 0 ||
+            (md_array_is_container(a) &&
+             json_add_strv(md, "member_arrays", v->container_arrays) < 0) ||
+            json_add_str(md, "uuid", a->uuid) < 0 ||
+            json_add_u64_if(md, "chunk_size_bytes",
+                            a->chunk_size_bytes != MD_UNSET && a->chunk_size_bytes > 0,
+                            a->chunk_size_bytes) < 0 ||
+            json_add_u64_if(md, "raid_disks_old",
+                            a->raid_disks_old != MD_UNSET && a->raid_disks_old != a->raid_disks,
+                            a->raid_disks_old) < 0 ||
+            json_add_u64_if(md, "chunk_size_old_bytes",
+                            a->chunk_size_old_bytes != MD_UNSET &&
+                                    a->chunk_size_old_bytes != a->chunk_size_bytes,
+                            a->chunk_size_old_bytes) < 0 ||
+            json_add_u64_if(md, "layout", a->layout != MD_UNSET, a->layout) < 0 ||
+            json_add_u64_if(md, "layout_old",
+                            a->layout_old != MD_UNSET && a->layout_old != a->layout,
+                            a->layout_old) < 0 ||
             /* a level change (5 -> 6) under way: the level the reshape goes to */
-            add_str(md, "level_new",
-                    a->level_new >= 0 && a->level_new != a->level ? md_level_to_string(a->level_new)
-                                                                  : NULL) < 0 ||
-            add_u64_if(md, "size_bytes_after_reshape", after > 0, after) < 0 ||
-            add_u64_if(md, "reshape_position_sectors", a->reshape_position_sectors != MD_UNSET,
-                       a->reshape_position_sectors) < 0 ||
-            add_u64_if(md, "sync_speed_min_kib_per_second",
-                       a->sync_speed_min.kib_per_sec != MD_UNSET,
-                       a->sync_speed_min.kib_per_sec) < 0 ||
-            add_str(md, "sync_speed_min_source",
-                    md_speed_limit_source_to_string(a->sync_speed_min.source)) < 0 ||
-            add_u64_if(md, "sync_speed_max_kib_per_second",
-                       a->sync_speed_max.kib_per_sec != MD_UNSET,
-                       a->sync_speed_max.kib_per_sec) < 0 ||
-            add_str(md, "sync_speed_max_source",
-                    md_speed_limit_source_to_string(a->sync_speed_max.source)) < 0)
+            json_add_str(md, "level_new",
+                         a->level_new >= 0 && a->level_new != a->level
+                                 ? md_level_to_string(a->level_new)
+                                 : NULL) < 0 ||
+            json_add_u64_if(md, "size_bytes_after_reshape", after > 0, after) < 0 ||
+            json_add_u64_if(md, "reshape_position_sectors", a->reshape_position_sectors != MD_UNSET,
+                            a->reshape_position_sectors) < 0 ||
+            json_add_u64_if(md, "sync_speed_min_kib_per_second",
+                            a->sync_speed_min.kib_per_sec != MD_UNSET,
+                            a->sync_speed_min.kib_per_sec) < 0 ||
+            json_add_str(md, "sync_speed_min_source",
+                         md_speed_limit_source_to_string(a->sync_speed_min.source)) < 0 ||
+            json_add_u64_if(md, "sync_speed_max_kib_per_second",
+                            a->sync_speed_max.kib_per_sec != MD_UNSET,
+                            a->sync_speed_max.kib_per_sec) < 0 ||
+            json_add_str(md, "sync_speed_max_source",
+                         md_speed_limit_source_to_string(a->sync_speed_max.source)) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -385,36 +329,37 @@ static int add_dm_fields(json_object *o, const Volume *v) {
 
         if (!dm)
                 return -ENOMEM;
-        r = add(o, "dm", dm);
+        r = json_add(o, "dm", dm);
         if (r < 0)
                 return r;
         /* linear/striped tables are judged too (a lost PV); arrays say it in their fields */
         if (!volume_is_array(v) &&
-            (add_str(o, "verdict", raid_verdict_to_string(v->verdict)) < 0 ||
-             add_str(o, "verdict_reason",
-                     v->verdict_reason && *v->verdict_reason ? v->verdict_reason : NULL) < 0))
+            (json_add_str(o, "verdict", raid_verdict_to_string(v->verdict)) < 0 ||
+             json_add_str(o, "verdict_reason",
+                          v->verdict_reason && *v->verdict_reason ? v->verdict_reason : NULL) < 0))
                 return -ENOMEM;
-        if (add_str(dm, "name", v->dm_name) < 0 || add_str(dm, "uuid", v->dm_uuid) < 0 ||
-            add_str(dm, "vg_name", v->vg_name) < 0 || add_str(dm, "lv_name", v->lv_name) < 0 ||
-            add_str(dm, "target", v->dm_target) < 0 ||
-            add_bool(dm, "suspended", v->dm_suspended) < 0)
+        if (json_add_str(dm, "name", v->dm_name) < 0 || json_add_str(dm, "uuid", v->dm_uuid) < 0 ||
+            json_add_str(dm, "vg_name", v->vg_name) < 0 ||
+            json_add_str(dm, "lv_name", v->lv_name) < 0 ||
+            json_add_str(dm, "target", v->dm_target) < 0 ||
+            json_add_bool(dm, "suspended", v->dm_suspended) < 0)
                 return -ENOMEM;
         if (!v->dm_raid)
-                return add(dm, "raid", NULL);
+                return json_add(dm, "raid", NULL);
 
         json_object *raid = json_object_new_object();
         if (!raid)
                 return -ENOMEM;
-        r = add(dm, "raid", raid);
+        r = json_add(dm, "raid", raid);
         if (r < 0)
                 return r;
         journal[0] = v->dm_raid->journal;
-        if (add_str(raid, "raid_type", v->dm_raid->raid_type) < 0 ||
-            add_str(raid, "health", v->dm_raid->health) < 0 ||
-            add_str(raid, "sync_action", v->dm_raid->sync_action_raw) < 0 ||
-            add_u64(raid, "sync_done_sectors", v->dm_raid->sync_done_sectors) < 0 ||
-            add_u64(raid, "sync_total_sectors", v->dm_raid->sync_total_sectors) < 0 ||
-            add_str(raid, "journal", journal[0] ? journal : NULL) < 0)
+        if (json_add_str(raid, "raid_type", v->dm_raid->raid_type) < 0 ||
+            json_add_str(raid, "health", v->dm_raid->health) < 0 ||
+            json_add_str(raid, "sync_action", v->dm_raid->sync_action_raw) < 0 ||
+            json_add_u64(raid, "sync_done_sectors", v->dm_raid->sync_done_sectors) < 0 ||
+            json_add_u64(raid, "sync_total_sectors", v->dm_raid->sync_total_sectors) < 0 ||
+            json_add_str(raid, "journal", journal[0] ? journal : NULL) < 0)
                 return -ENOMEM;
         return 0;
 }
@@ -428,30 +373,32 @@ int volume_to_json(const Volume *v, json_object **ret) {
         if (!o)
                 return -ENOMEM;
 
-        if (add_str(o, "name", v->name) < 0 ||
-            add_str(o, "kind", volume_kind_to_string(v->kind)) < 0 ||
-            add_str(o, "path", v->path) < 0 ||
-            add(o, "size_bytes", v->size_unknown ? NULL : json_object_new_uint64(v->size_bytes)) <
-                    0 ||
-            add_str(o, "state", volume_health_to_string(v->health)) < 0 ||
-            add_str(o, "kernel_state", v->state) < 0 || add_strv(o, "members", v->members) < 0 ||
-            add_strv(o, "holders", v->holders) < 0 || add_bool(o, "read_only", v->read_only) < 0)
+        if (json_add_str(o, "name", v->name) < 0 ||
+            json_add_str(o, "kind", volume_kind_to_string(v->kind)) < 0 ||
+            json_add_str(o, "path", v->path) < 0 ||
+            json_add(o, "size_bytes",
+                     v->size_unknown ? NULL : json_object_new_uint64(v->size_bytes)) < 0 ||
+            json_add_str(o, "state", volume_health_to_string(v->health)) < 0 ||
+            json_add_str(o, "kernel_state", v->state) < 0 ||
+            json_add_strv(o, "members", v->members) < 0 ||
+            json_add_strv(o, "holders", v->holders) < 0 ||
+            json_add_bool(o, "read_only", v->read_only) < 0)
                 goto out_nomem;
         {
                 char buf[32];
                 (void) snprintf(buf, sizeof(buf), "%u:%u", v->major, v->minor);
-                if (add_str(o, "major_minor", buf) < 0)
+                if (json_add_str(o, "major_minor", buf) < 0)
                         goto out_nomem;
         }
-        if (add(o, "logical_block_size",
-                v->logical_block_size > 0 ? json_object_new_int64(v->logical_block_size) : NULL) <
-                    0 ||
-            add(o, "rotational",
-                v->rotational >= 0 ? json_object_new_boolean(v->rotational) : NULL) < 0)
+        if (json_add(o, "logical_block_size",
+                     v->logical_block_size > 0 ? json_object_new_int64(v->logical_block_size)
+                                               : NULL) < 0 ||
+            json_add(o, "rotational",
+                     v->rotational >= 0 ? json_object_new_boolean(v->rotational) : NULL) < 0)
                 goto out_nomem;
         if (v->kind == VOLUME_PARTITION &&
-            (add_str(o, "parent", v->parent) < 0 ||
-             add_int(o, "partition_number", v->partition_number) < 0))
+            (json_add_str(o, "parent", v->parent) < 0 ||
+             json_add_int(o, "partition_number", v->partition_number) < 0))
                 goto out_nomem;
 
         if (volume_is_array(v) && add_array_fields(o, v) < 0)
@@ -467,22 +414,23 @@ int volume_to_json(const Volume *v, json_object **ret) {
                         c = json_object_new_object();
                         if (!c)
                                 goto out_nomem;
-                        if (add(o, "controller", c) < 0)
+                        if (json_add(o, "controller", c) < 0)
                                 goto out_nomem;
-                        if (add_str(c, "cli", v->cli_name) < 0 ||
-                            add_str(c, "volume_id", v->cli_volume_id) < 0 ||
-                            add_str(c, "state", v->cli_state) < 0 ||
-                            add_str(c, "state_raw", v->cli_state_raw) < 0)
+                        if (json_add_str(c, "cli", v->cli_name) < 0 ||
+                            json_add_str(c, "volume_id", v->cli_volume_id) < 0 ||
+                            json_add_str(c, "state", v->cli_state) < 0 ||
+                            json_add_str(c, "state_raw", v->cli_state_raw) < 0)
                                 goto out_nomem;
-                } else if (add(o, "controller", NULL) < 0)
+                } else if (json_add(o, "controller", NULL) < 0)
                         goto out_nomem;
         }
         if (v->kind == VOLUME_DISK || v->kind == VOLUME_CONTROLLER) {
-                if (add_str(o, "vendor", v->vendor) < 0 || add_str(o, "model", v->model) < 0 ||
-                    add_str(o, "serial", v->serial) < 0 ||
-                    add_str(o, "transport", v->transport) < 0 ||
-                    add_str(o, "scsi_host", v->scsi_host) < 0 ||
-                    add_str(o, "driver", v->driver) < 0)
+                if (json_add_str(o, "vendor", v->vendor) < 0 ||
+                    json_add_str(o, "model", v->model) < 0 ||
+                    json_add_str(o, "serial", v->serial) < 0 ||
+                    json_add_str(o, "transport", v->transport) < 0 ||
+                    json_add_str(o, "scsi_host", v->scsi_host) < 0 ||
+                    json_add_str(o, "driver", v->driver) < 0)
                         goto out_nomem;
         }
         *ret = o;

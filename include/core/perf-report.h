@@ -6,22 +6,26 @@
  *   { "source": "daemon" | "state-file",
  *     "volumes": [ { "volume": "md0", "profile": "quick", "identity": "...", "generation": 2,
  *                    "learned_runs": 40,
- *                    "since_realtime_usec": N, "updated_realtime_usec": N,
- *                    "rebuild_realtime_usec": N | null, "verdict": "ok" | null,
+ *                    "since_timestamp_seconds": t, "updated_timestamp_seconds": t,
+ *                    "rebuild_timestamp_seconds": t | null, "verdict": "ok" | null,
  *                    "culprit": "sdc" | null, "rebuild_slow": false,
  *                    "now_source": "last-run" | "last-learned",
- *                    "metrics": { "seq_bytes_per_sec": { "now": x, "baseline": median,
+ *                    "metrics": { "seq_bytes_per_second": { "now": x, "baseline": median,
  *                                   "mad": m, "n": 32, "reference": r, "during_rebuild": y },
  *                                 ... } } ] }
  * One entry per volume and probe profile. Unknown figures are null. From the daemon, "now" is the
  * last probe run and the verdict is the detector's; from the state file alone, "now" is the newest
- * learned value and there is no verdict. */
+ * learned value and there is no verdict. Names and units as docs/json.md says (the metrics in
+ * bytes/s, IOPS and seconds, whatever unit the baseline file keeps them in). */
 
 #include <json-c/json.h>
 
 #include "analysis/baseline.h"
 #include "core/inventory.h"
 #include "core/perf-monitor.h"
+
+/* The metric's name in the document ("latency_p99_seconds"); NULL for an invalid m. */
+const char *perf_report_metric_name(BaselineMetric m);
 
 /* Build the document. pm and inv NULL: from the set alone (a state file; one entry per name,
  * the most recently updated). only: NULL-terminated names to include, NULL all. Returns 0 and a

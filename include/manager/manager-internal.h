@@ -9,6 +9,7 @@
 #include "core/perf-monitor.h"
 #include "manager/control-protocol.h"
 #include "manager/manager.h"
+#include "report/report.h"
 
 /* manager.c */
 void manager_apply_config(Manager *m);
@@ -45,6 +46,12 @@ void manager_control_free(Manager *m);
 /* manager-http.c: the HTTP endpoint and its snapshot, rebuilt from a publish hook */
 int manager_http_setup(Manager *m);
 void manager_http_free(Manager *m);
+/* A sample and a volume's record as the report layer reads them (one JSON schema for the API and
+ * the control socket: report/api.h). h has room for r->n_history samples; pm may be NULL (no
+ * baseline then). The results point into s, r, h and b. */
+void manager_report_sample(const ManagerProbeSample *s, ReportSample *ret);
+void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportProbe *p,
+                          ReportSample *h, ReportBaseline *b);
 /* manager-perf.c: baselines, verdicts, fail-slow members, slow rebuilds (core/perf-monitor),
  * fed from the publish hook; the baselines persist in the state directory. */
 int manager_perf_setup(Manager *m);

@@ -47,8 +47,10 @@ typedef struct ReportSample {
         const char *profile;  /* may be NULL */
         ReportProbeResult result;
         usec_t duration_usec;
-        uint64_t errors; /* failed + short reads */
-        bool forced;     /* run despite foreground I/O after MaxDeferral= */
+        uint64_t errors;         /* failed + short reads */
+        bool forced;             /* run despite foreground I/O after MaxDeferral= */
+        double foreground_share; /* 0..1 someone else's share of the device's I/O; NaN unknown */
+        double cpu_wait_share;   /* 0..1 of the probe's time waiting for a CPU; NaN unknown */
         ReportPhase phases[_PROBE_PHASE_MAX];
 } ReportSample;
 
@@ -85,6 +87,7 @@ typedef struct ReportEvent {
         uint64_t seq;
         usec_t realtime_usec;
         const char *type;            /* "degraded", "rebuild-started", ... */
+        const char *message_id;      /* its journal MESSAGE_ID (units/storpulse.catalog); NULL */
         int priority;                /* LOG_* */
         const char *volume, *member; /* NULL or "" when none */
         const char *message;

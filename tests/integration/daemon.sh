@@ -148,8 +148,24 @@ tap_ok $? "storpulsectl volumes --daemon --json"
 check "the probe record counts one probe" python3 -c '
 import json, sys
 v = [x for x in json.load(open(sys.argv[1])) if x["name"] == sys.argv[2]][0]
-sys.exit(0 if v["probe"]["probes"] == 1 and v["probe"]["last"]["state"] == "ok" else 1)' \
+sys.exit(0 if v["probe"]["runs"] == 1 and v["probe"]["last"]["result"] == "ok" else 1)' \
         "$SCRATCH/vols" "$name"
+# one schema (docs/json.md): the daemon's outputs validate, names and 10-digit numbers
+SCHEMA_CHECK="$(dirname "$0")/../check-json-schema.py"
+check "volumes --daemon --json validates against the schema" \
+        python3 "$SCHEMA_CHECK" daemon_volumes "$SCRATCH/vols"
+bounded 30 "$CTL" status --json >"$SCRATCH/status.json" 2>&1
+check "status --json validates against the schema" \
+        python3 "$SCHEMA_CHECK" status "$SCRATCH/status.json"
+bounded 60 "$CTL" probe --profile quick --json "$name" >"$SCRATCH/probe.json" 2>&1
+check "probe --profile --json lines validate against the schema" \
+        python3 "$SCHEMA_CHECK" run_stream_line "$SCRATCH/probe.json" --lines
+bounded 30 "$CTL" report --json >"$SCRATCH/report.json" 2>&1
+check "report --json validates against the schema" \
+        python3 "$SCHEMA_CHECK" report "$SCRATCH/report.json"
+# the journal's rates are IEC, as the README says: "NN.NMiB/s sequential"
+check "journal: probe-finished gives the rate in MiB/s" \
+        bash -c 'journalctl --no-pager -o cat MESSAGE_ID='$ID_PROBE_FINISHED' | grep -qE "[0-9.]+(K|M|G)iB/s sequential"'
 
 # ---- reload: a bad config is rejected and the old one kept --------------------------------
 printf '[Daemon]\nLogLevel=debug\n\n[Probe]\nBudget=forever\n' >"$conf"
@@ -347,7 +363,7 @@ check "the probe record was restored from the state file" python3 -c '
 import json, sys
 v = [x for x in json.load(open(sys.argv[1])) if x["name"] == sys.argv[2]][0]
 want = json.load(open(sys.argv[3]))["volumes"][sys.argv[2]]
-sys.exit(0 if v["probe"]["probes"] == want["probes"] and v["probe"]["last"] else 1)' \
+sys.exit(0 if v["probe"]["runs"] == want["probes"] and v["probe"]["last"] else 1)' \
         "$SCRATCH/vols2" "$name" "$ro/probes.json"
 bounded 60 "$CTL" probe --profile quick "$name" >/dev/null 2>&1
 tap_ok $? "probing works with a read-only state directory"

@@ -25,6 +25,8 @@ ok, curl, raw, status_of = lib.ok, lib.curl, lib.raw, lib.status_of
 
 SERVER = sys.argv[1]
 CTL = sys.argv[2]
+SCHEMA_CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                            "check-json-schema.py")
 
 
 def headers_of(resp):
@@ -107,8 +109,24 @@ def test_basics():
        "/api/v1/volumes/md0 with its probe record")
     r = get(a, "/api/v1/history")
     hist = json.loads(r.split(b"\r\n\r\n", 1)[1])
-    ok(len(hist["volumes"]["md0"]["samples"]) == 8 and hist["events"][0]["type"] ==
+    ok(len(hist["volumes"]["md0"]["samples"]) == 8 and hist["events"][0]["event"] ==
        "rebuild-started", "/api/v1/history has samples and events")
+    # one schema (docs/json.md): every API document validates, names and 10-digit numbers
+    for path, definition in (("/api/v1/volumes", "volumes"), ("/api/v1/volumes/md0",
+                             "volume_with_probe"), ("/api/v1/history", "history")):
+        body = get(a, path).split(b"\r\n\r\n", 1)[1]
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            f.write(body)
+            f.flush()
+            p = subprocess.run([sys.executable, SCHEMA_CHECK, definition, f.name],
+                               capture_output=True, text=True)
+        ok(p.returncode == 0, f"{path} validates against the schema ({definition})", p.stderr)
+    # md-raid1-recover: dev-vdb "spare" in slot 1, recovery under way: mdadm's "spare
+    # rebuilding"; /metrics, the API and the CLI all say rebuilding
+    metrics = get(a).decode()
+    ok('storpulse_array_member_state{volume="md0",member="vdb",state="rebuilding"} 1' in metrics
+       and v["member_states"]["vdb"] == "rebuilding" and want[0]["member_states"]["vdb"] ==
+       "rebuilding", "vdb rebuilding in /metrics, the API and volumes --json")
     r = get(a, "/")
     h = headers_of(r)
     ok(status_of(r) == 200 and h.get("content-type") == "text/html; charset=utf-8", "/ is the page")

@@ -292,9 +292,26 @@ static void test_json(Inventory *inv) {
         ok(hist && json_object_object_get_ex(hist, "events", &x) &&
                    json_object_array_length(x) == 1 &&
                    strcmp(json_object_get_string(
-                                  json_object_object_get(json_object_array_get_idx(x, 0), "type")),
+                                  json_object_object_get(json_object_array_get_idx(x, 0), "event")),
                           "degraded") == 0,
            "event listed");
+        /* docs/json.md: times in seconds; 5 µs and 2 µs by hand */
+        ok(x && json_object_get_double(json_object_object_get(json_object_array_get_idx(x, 0),
+                                                              "timestamp_seconds")) == 5e-6,
+           "event timestamp_seconds");
+        ok(vol && json_object_object_get_ex(vol, "probe", &x) &&
+                   json_object_object_get_ex(x, "runs", NULL) &&
+                   json_object_object_get_ex(x, "failures", NULL) &&
+                   json_object_object_get_ex(x, "cpu_seconds", NULL),
+           "probe record in the schema's names");
+        ok(hist && json_object_object_get_ex(hist, "volumes", &x) &&
+                   json_object_object_get_ex(x, "md0", &x) &&
+                   json_object_object_get_ex(x, "samples", &x) &&
+                   (x = json_object_array_get_idx(x, 1)) &&
+                   json_object_get_double(json_object_object_get(x, "timestamp_seconds")) == 2e-6 &&
+                   strcmp(json_object_get_string(json_object_object_get(x, "result")), "stalled") ==
+                           0,
+           "a run in the schema's names");
         {
                 json_object *v = NULL, *bl = NULL, *seq = NULL, *bps = NULL;
                 ok(hist && json_object_object_get_ex(hist, "volumes", &v) &&

@@ -76,7 +76,7 @@ def walk(o):
         for v in o:
             yield from walk(v)
 for b in walk(json.load(sys.stdin)):
-    print(int(b["metrics"]["seq_bytes_per_sec"]["baseline"]), int(b["metrics"]["rand_iops"]["baseline"]))
+    print(int(b["metrics"]["seq_bytes_per_second"]["baseline"]), int(b["metrics"]["rand_iops"]["baseline"]))
     break
 ') || fail "no md0 baseline in storpulsectl report --json"
 read -r base base_iops <<<"$base"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One schema (docs/json.md): every JSON the command line prints without a daemon validates
+# against tests/schema/storpulse.schema.json (names, types, units in the name, at most 10
+# significant digits): `volumes --json` on every fixture tree, `probe --json` on a loop device
+# and a file, `watch --json` on a fixture, `report --offline --json` on a hand-written state
+# file with figures computed by hand (tests/fixtures/state-baselines/SOURCE). The daemon's
+# outputs are validated in daemon.sh (control socket) and http-server.py (the API). The checker
+# itself is shown to refuse the old names and a 17-digit number, so this test can fail.
+. "$(dirname "$0")/probe-lib.sh"
+require_root_and_loop
+make_scratch
+FIX=$(cd "$(dirname "$0")/../fixtures" && pwd)
+SCHEMA_CHECK="$(dirname "$0")/../check-json-schema.py"
+python3 -c 'import jsonschema' 2>/dev/null ||
+        { echo "Bail out! python3-jsonschema missing (build-aux/install-deps.sh --test)"; exit 1; }
+
+# ---- the checker refuses what the schema forbids ---------------------------------------------
+printf '[{"name":"md0","kind":"md","path":"/dev/md0","size_bytes":1,"state":"ok","kernel_state":null,"members":[],"holders":[],"read_only":false,"major_minor":"9:0","probe":{"probing":false}}]\n' \
+        >"$SCRATCH/old.json"
+python3 "$SCHEMA_CHECK" daemon_volumes "$SCRATCH/old.json" 2>"$SCRATCH/err"
+tap_ok $((! $?)) "the checker refuses the old probe record (probing)"
+printf '{"source":"daemon","volumes":[],"x":{"time_usec":1,"v":0.10000000000000001}}\n' \
+        >"$SCRATCH/old2.json"
+python3 "$SCHEMA_CHECK" report "$SCRATCH/old2.json" 2>"$SCRATCH/err"
+tap_ok $((! $?)) "the checker refuses a *_usec key and a 17-digit number"
+check "... and names both" bash -c "grep -q time_usec '$SCRATCH/err' && grep -q 0.10000000000000001 '$SCRATCH/err'"
+
+# ---- volumes --json on every fixture tree ----------------------------------------------------
+for d in "$FIX"/*/; do
+        [ -d "$d/sys" ] || continue
+        n=$(basename "$d")
+        "$CTL" volumes --json --no-controller-cli --root "$d" >"$SCRATCH/v.json" 2>/dev/null ||
+                { tap_ok 1 "volumes --json --root $n"; continue; }
+        check "volumes --json on $n validates" python3 "$SCHEMA_CHECK" volumes "$SCRATCH/v.json"
+done
+
+# ---- probe --json: a loop device and a file --------------------------------------------------
+random_loop 16 "to probe"
+bounded 120 "$CTL" probe --json --no-progress --seq-bytes 4M --rand-count 50 "$dev" "$img" \
+        >"$SCRATCH/p.json" 2>"$SCRATCH/err"
+tap_ok $? "probe --json $dev $img"
+check "probe --json lines validate" python3 "$SCHEMA_CHECK" probe_line "$SCRATCH/p.json" --lines
+
+# ---- watch --json ----------------------------------------------------------------------------
+bounded 30 "$CTL" watch --json --root "$FIX/md-raid1-check" --count 1 --timeout 20 \
+        >"$SCRATCH/w.json" 2>/dev/null
+check "watch --json lines validate" python3 "$SCHEMA_CHECK" watch_line "$SCRATCH/w.json" --lines
+
+# ---- report --offline --json: schema and hand-computed figures -------------------------------
+bounded 30 "$CTL" report --offline --state-dir "$FIX/state-baselines" --json >"$SCRATCH/r.json"
+tap_ok $? "report --offline --json"
+check "report --json validates" python3 "$SCHEMA_CHECK" report "$SCRATCH/r.json"
+check "report --json: figures in bytes/s and seconds (by hand, SOURCE)" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))["volumes"][0]
+m = e["metrics"]
+want = {("seq_bytes_per_second", "baseline"): 157286400.3, ("rand_iops", "baseline"): 1100,
+        ("latency_p50_seconds", "baseline"): 0.0003, ("latency_p99_seconds", "baseline"): 0.0015,
+        ("latency_p50_seconds", "now"): 0.00035, ("latency_p99_seconds", "now"): 0.0016,
+        ("latency_max_seconds", "baseline"): 0.009, ("await_seconds", "baseline"): 0.00025,
+        ("cpu_seconds_per_run", "baseline"): 0.012345}
+bad = [(k, m[k[0]][k[1]], v) for k, v in want.items() if m[k[0]][k[1]] != v]
+bad += [] if e["since_timestamp_seconds"] == 1764979200 else [("since", e["since_timestamp_seconds"])]
+bad += [] if e["rebuild_timestamp_seconds"] is None else [("rebuild", e["rebuild_timestamp_seconds"])]
+print(bad, file=sys.stderr)
+sys.exit(1 if bad else 0)' "$SCRATCH/r.json"
+check "report --json prints 157286400.3, not 17 digits" grep -q '"baseline": 157286400.3,' "$SCRATCH/r.json"
+bounded 30 "$CTL" report --offline --state-dir "$FIX/state-baselines" >"$SCRATCH/r.txt"
+diag <"$SCRATCH/r.txt"
+check "report table: IEC rates, SEQ MiB/s 150.0 (157286400.3 / 1048576)" \
+        bash -c "grep -q 'SEQ MiB/s' '$SCRATCH/r.txt' && grep -qE '^  baseline +150\.0 ' '$SCRATCH/r.txt'"
+finish
