@@ -6,8 +6,9 @@
  * figures, so the page has charts and Prometheus a histogram).
  *
  *   storpulse-http-test-server --root DIR [--listen ADDR:PORT]... [--probes]
- *       [--max-connections N] [--per-ip N] [--timeout SEC] [--memory BYTES]
- *       [--tls-cert FILE --tls-key FILE] [--auth-user U --auth-hash HASH]
+ *       [--max-connections N] [--per-ip N] [--timeout SEC] [--request-timeout SEC]
+ *       [--memory BYTES] [--tls-cert FILE --tls-key FILE] [--tls-priorities STRING]
+ *       [--auth-user U --auth-hash HASH]
  *
  * Sockets passed by systemd (socket activation, sd_listen_fds()) are served too. Prints one line
  * "listening ADDR" per socket, then "ready", and serves until SIGTERM/SIGINT. */
@@ -44,6 +45,8 @@ int main(int argc, char *argv[]) {
                 { "max-connections", required_argument, NULL, 'c' },
                 { "per-ip", required_argument, NULL, 'i' },
                 { "timeout", required_argument, NULL, 't' },
+                { "request-timeout", required_argument, NULL, 'T' },
+                { "tls-priorities", required_argument, NULL, 'P' },
                 { "memory", required_argument, NULL, 'm' },
                 { "tls-cert", required_argument, NULL, 'C' },
                 { "tls-key", required_argument, NULL, 'K' },
@@ -99,6 +102,12 @@ int main(int argc, char *argv[]) {
                         break;
                 case 't':
                         o.timeout_sec = (unsigned) strtoul(optarg, NULL, 10);
+                        break;
+                case 'T':
+                        o.request_timeout_sec = (unsigned) strtoul(optarg, NULL, 10);
+                        break;
+                case 'P':
+                        o.tls_priorities = optarg;
                         break;
                 case 'm':
                         o.connection_memory_bytes = strtoul(optarg, NULL, 10);

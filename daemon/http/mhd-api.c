@@ -26,6 +26,10 @@ int mhd_api_load(const MhdApi **ret, char **ret_error) {
                               MHD_basic_auth_get_username_password),
                 DLOPEN_SYMBOL(api, lookup_connection_value, MHD_lookup_connection_value),
                 DLOPEN_SYMBOL(api, free, MHD_free),
+                DLOPEN_SYMBOL(api, get_connection_info, MHD_get_connection_info),
+                DLOPEN_SYMBOL(api, suspend_connection, MHD_suspend_connection),
+                DLOPEN_SYMBOL(api, resume_connection, MHD_resume_connection),
+                DLOPEN_SYMBOL(api, quiesce_daemon, MHD_quiesce_daemon),
         };
         int r;
 

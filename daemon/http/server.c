@@ -25,7 +25,6 @@
  * certificate must fail the start, not the first scrape. */
 
 #include <arpa/inet.h>
-#include <crypt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -36,11 +35,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basic/dlopen-util.h"
 #include "basic/fileio.h"
 #include "config.h"
+#include "http/auth-check.h"
+#include "http/conn-guard.h"
 #include "http/mhd-api.h"
 #include "http/request.h"
 #include "http/server.h"
@@ -50,26 +52,42 @@
 #define STR_(x) #x
 #define STR(x)  STR_(x)
 
+typedef struct HttpServer HttpServer;
+
 typedef struct Listener {
+        HttpServer *h;
         int fd;
         struct MHD_Daemon *daemon;
+        HttpConnGuard *guard; /* request-head deadlines, room when full */
         char address[INET6_ADDRSTRLEN + 16];
 } Listener;
 
+/* One request (libmicrohttpd's req_cls), from its complete head to its end. */
+typedef struct Request {
+        Listener *l;
+        struct MHD_Connection *c;
+        HttpConn *conn;
+        HttpAuthJob *job; /* a password check off this thread, while the connection waits */
+} Request;
+
 static const MhdApi *mhd; /* set by the first start; the process keeps the library */
+
+/* What http_server_reconfigure() replaces as a whole: everything but the sockets. */
+typedef struct HttpSettings {
+        HttpServerOptions limits; /* the numbers (the pointers cleared) */
+        bool tls;
+        char *tls_cert, *tls_key, *tls_priorities;
+        HttpAuth *auth; /* checks the passwords off the serving threads */
+} HttpSettings;
 
 struct HttpServer {
         Listener *listeners;
         size_t n_listeners;
-        bool tls, started;
-        HttpServerOptions options; /* the limits, for a late start (the pointers cleared) */
+        bool started;
+        HttpSettings set;
 
-        pthread_mutex_t lock; /* guards snapshot and auth_cached */
+        pthread_mutex_t lock; /* guards snapshot */
         Snapshot *snapshot;
-
-        char *auth_user, *auth_hash;
-        char *auth_cached; /* the last Authorization value that verified: skips crypt_r() */
-        char *tls_cert, *tls_key;
 };
 
 static int fail(char **ret_error, int r, const char *fmt, ...) _printf_(3, 4);
@@ -90,60 +108,12 @@ static int fail(char **ret_error, int r, const char *fmt, ...) {
         return r;
 }
 
-/* Constant time in the length of b. */
-static bool secure_streq(const char *a, const char *b) {
-        size_t na = strlen(a), nb = strlen(b);
-        unsigned char d = na != nb;
-
-        for (size_t i = 0; i < nb; i++)
-                d |= (unsigned char) (a[i % (na ?: 1)] ^ b[i]);
-        return na > 0 ? d == 0 : nb == 0;
-}
-
-/* libcrypt is dlopen()ed at the first verification (a configured hash is checked at start), so
- * a daemon without basic auth never maps it (basic/dlopen-util.h). */
-static typeof(crypt_rn) *crypt_rn_fn;
-static int libcrypt_error;
-
-static void libcrypt_load(void) {
-        const DlopenSymbol symbols[] = { { "crypt_rn", (void **) &crypt_rn_fn } };
-
-        libcrypt_error = dlopen_symbols(LIBCRYPT_SONAME, symbols, ELEMENTSOF(symbols), NULL);
-}
-
-int http_password_verify(const char *password, const char *hash) {
-        static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-        struct crypt_data *cd;
-        const char *out;
-        int r;
-
-        if (!password || !hash || hash[0] != '$')
-                return -EINVAL;
-        (void) pthread_once(&load_once, libcrypt_load);
-        if (libcrypt_error < 0)
-                return libcrypt_error;
-        cd = calloc(1, sizeof(*cd));
-        if (!cd)
-                return -ENOMEM;
-        /* crypt_rn(), libxcrypt's variant that returns NULL on failure: no "*0" magic to
-         * check, and no sanitizer interceptor (ASan's crypt_r one jumps to a NULL libcrypt
-         * symbol when libcrypt was not loaded at its start). */
-        out = crypt_rn_fn(password, hash, cd, sizeof(*cd));
-        if (!out || out[0] == '*')
-                r = -EINVAL;
-        else
-                r = secure_streq(out, hash);
-        explicit_bzero(cd, sizeof(*cd));
-        free(cd);
-        return r;
-}
-
 /* ---- responses ------------------------------------------------------------------------- */
 
 static void add_common_headers(HttpServer *h, struct MHD_Response *resp) {
         (void) mhd->add_response_header(resp, "X-Content-Type-Options", "nosniff");
         (void) mhd->add_response_header(resp, "Cache-Control", "no-store");
-        if (h->tls)
+        if (h->set.tls)
                 (void) mhd->add_response_header(resp, "Strict-Transport-Security",
                                                 "max-age=31536000");
 }
@@ -186,7 +156,7 @@ static enum MHD_Result reply_text(HttpServer *h, struct MHD_Connection *c, unsig
         (void) mhd->add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
         if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
                 (void) mhd->add_response_header(resp, "Allow", "GET, HEAD");
-        if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+        if (status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_TOO_MANY_REQUESTS)
                 (void) mhd->add_response_header(resp, "Retry-After", "1");
         return queue(h, c, status, resp);
 }
@@ -259,40 +229,42 @@ static size_t unescape_path(void *cls, struct MHD_Connection *c, char *uri) {
         return (size_t) (w - uri);
 }
 
-/* 1 authorised, 0 not, -errno. */
-static int check_auth(HttpServer *h, struct MHD_Connection *c) {
+static void auth_done(void *userdata) {
+        Request *q = userdata;
+
+        (void) mhd->resume_connection(q->c);
+}
+
+/* HTTP_AUTH_OK: serve; PENDING: the connection is suspended until the check is done (then this
+ * runs again and answers); DENIED, LIMITED: refuse. Never computes a hash on this thread. */
+static HttpAuthResult check_auth(HttpServer *h, Request *q) {
+        struct MHD_Connection *c = q->c;
         const char *header = mhd->lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+        const union MHD_ConnectionInfo *ci;
         char *user, *pass = NULL;
-        int r = 0;
+        HttpAuthResult res;
+        HttpAuthJob *job = NULL;
 
+        if (q->job) /* resumed: the check is done */
+                return http_auth_job_result(q->job);
         if (!header)
-                return 0;
-        pthread_mutex_lock(&h->lock);
-        if (h->auth_cached && secure_streq(h->auth_cached, header))
-                r = 1;
-        pthread_mutex_unlock(&h->lock);
-        if (r)
-                return 1;
-
+                return HTTP_AUTH_DENIED;
+        ci = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         user = mhd->basic_auth_get_username_password(c, &pass);
-        if (user && pass && secure_streq(h->auth_user, user))
-                r = http_password_verify(pass, h->auth_hash);
+        res = http_auth_check(h->set.auth, header, user, pass, ci ? ci->client_addr : NULL,
+                              auth_done, q, &job);
         if (pass) {
                 explicit_bzero(pass, strlen(pass));
                 mhd->free(pass);
         }
         if (user)
                 mhd->free(user);
-        if (r > 0) {
-                char *copy = strdup(header);
-                pthread_mutex_lock(&h->lock);
-                if (copy) {
-                        free(h->auth_cached);
-                        h->auth_cached = copy;
-                }
-                pthread_mutex_unlock(&h->lock);
+        if (res == HTTP_AUTH_PENDING) {
+                q->job = job;
+                mhd->suspend_connection(c); /* first: done() may come at once */
+                http_auth_submit(h->set.auth, job);
         }
-        return r;
+        return res;
 }
 
 /* A route's body from snapshot s (whose reference this takes), in the format and encoding the
@@ -337,28 +309,56 @@ static enum MHD_Result reply_snapshot(HttpServer *h, struct MHD_Connection *c, S
         return reply_body(h, c, s, b, type, gzip, vary);
 }
 
+/* The first call of a request: its head is complete (the guard's deadline is met). */
+static Request *request_new(Listener *l, struct MHD_Connection *c) {
+        const union MHD_ConnectionInfo *ci =
+                mhd->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        Request *q = calloc(1, sizeof(*q));
+
+        if (!q)
+                return NULL;
+        q->l = l;
+        q->c = c;
+        q->conn = ci ? ci->socket_context : NULL;
+        http_conn_guard_head_done(l->guard, q->conn);
+        return q;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **req_cls) {
-        HttpServer *h = cls;
+        Listener *l = cls;
+        HttpServer *h = l->h;
+        Request *q = *req_cls;
         const char *arg = NULL;
         Snapshot *s;
         HttpRoute route;
 
-        static int seen_marker;
-
-        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-                return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "Method Not Allowed\n");
         /* The first call comes with the headers only; answering on the second one (after the
          * request was read in full) lets MHD keep the connection alive. */
-        if (!*req_cls) {
-                *req_cls = &seen_marker;
-                return MHD_YES;
+        if (!q) {
+                *req_cls = q = request_new(l, c);
+                if (!q)
+                        return MHD_NO;
+                if (strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+                    strcmp(method, MHD_HTTP_METHOD_HEAD) == 0)
+                        return MHD_YES;
         }
+        if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+                return reply_text(h, c, MHD_HTTP_METHOD_NOT_ALLOWED, "Method Not Allowed\n");
         if (*upload_data_size > 0)
                 return reply_text(h, c, MHD_HTTP_BAD_REQUEST, "A GET has no body\n");
-        if (h->auth_user && check_auth(h, c) <= 0)
-                return reply_text(h, c, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
+        if (h->set.auth)
+                switch (check_auth(h, q)) {
+                case HTTP_AUTH_OK:
+                        break;
+                case HTTP_AUTH_PENDING:
+                        return MHD_YES; /* suspended; called again when the check is done */
+                case HTTP_AUTH_LIMITED:
+                        return reply_text(h, c, MHD_HTTP_TOO_MANY_REQUESTS, "Too Many Requests\n");
+                case HTTP_AUTH_DENIED:
+                        return reply_text(h, c, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
+                }
 
         route = http_route(url, &arg);
         switch (route) {
@@ -439,15 +439,73 @@ static int bind_one(const char *spec, int *ret_fd, char **ret_error) {
         return 0;
 }
 
-static int start_listener(HttpServer *h, Listener *l, char **ret_error) {
-        const HttpServerOptions *o = &h->options;
-        struct MHD_OptionItem opts[16];
-        size_t n = 0;
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+        Listener *l = cls;
+        const union MHD_ConnectionInfo *ci;
 
-        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, l->fd, NULL };
-        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, o->max_connections ?: 64,
-                                             NULL };
+        switch (code) {
+        case MHD_CONNECTION_NOTIFY_STARTED:
+                ci = mhd->get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+                *socket_context = ci ? http_conn_guard_add(l->guard, ci->connect_fd) : NULL;
+                break;
+        case MHD_CONNECTION_NOTIFY_CLOSED: /* before libmicrohttpd closes the socket */
+                http_conn_guard_remove(l->guard, *socket_context);
+                *socket_context = NULL;
+                break;
+        }
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode code) {
+        Listener *l = cls;
+        Request *q = *req_cls;
+
+        if (!q)
+                return;
+        http_conn_guard_response_done(l->guard, q->conn); /* waits for its next head */
+        http_auth_job_free(l->h->set.auth, q->job);
+        free(q);
+        *req_cls = NULL;
+}
+
+/* Close fd if it is still a descriptor of the socket `of` (the same inode), else leave it: the
+ * number may be another file's by now. */
+static void close_if_same_socket(int fd, int of) {
+        struct stat a, b;
+
+        if (fstat(fd, &a) >= 0 && fstat(of, &b) >= 0 && a.st_ino == b.st_ino &&
+            a.st_dev == b.st_dev)
+                (void) close(fd);
+}
+
+static int start_listener(HttpServer *h, Listener *l, char **ret_error) {
+        const HttpServerOptions *o = &h->set.limits;
+        struct MHD_OptionItem opts[20];
+        size_t n = 0;
+        unsigned max = o->max_connections ?: 64;
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME;
+        int mhd_fd, r;
+
+        l->h = h;
+        r = http_conn_guard_new(max, (o->request_timeout_sec ?: 10) * USEC_PER_SEC, &l->guard);
+        if (r < 0)
+                return fail(ret_error, r, "connection guard for %s", l->address);
+        /* libmicrohttpd gets its own descriptor of the socket: it closes that one when it stops
+         * or fails to start (a bad certificate), while l->fd, and the clients waiting in its
+         * backlog, stay for the next start (http_server_reconfigure()) */
+        mhd_fd = fcntl(l->fd, F_DUPFD_CLOEXEC, 3);
+        if (mhd_fd < 0) {
+                r = -errno;
+                l->guard = http_conn_guard_free(l->guard);
+                return fail(ret_error, r, "dup the socket of %s", l->address);
+        }
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_SOCKET, mhd_fd, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, max, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t) on_connection,
+                                             l };
+        opts[n++] =
+                (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t) on_completed, l };
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                              o->max_connections_per_ip ?: 16, NULL };
         opts[n++] =
@@ -458,29 +516,41 @@ static int start_listener(HttpServer *h, Listener *l, char **ret_error) {
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, 128, NULL };
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) unescape_path,
                                              NULL };
-        if (h->tls) {
+        if (h->set.tls) {
                 flags |= MHD_USE_TLS;
-                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert };
-                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key };
+                opts[n++] =
+                        (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, h->set.tls_cert };
+                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, h->set.tls_key };
+                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+                                                     h->set.tls_priorities };
         }
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 
-        l->daemon = mhd->start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, opts,
+        l->daemon = mhd->start_daemon(flags, 0, NULL, NULL, on_request, l, MHD_OPTION_ARRAY, opts,
                                       MHD_OPTION_END);
-        if (!l->daemon)
-                return fail(ret_error, -EIO, "libmicrohttpd failed to start on %s", l->address);
+        if (!l->daemon) {
+                close_if_same_socket(mhd_fd, l->fd); /* unless libmicrohttpd closed it */
+                l->guard = http_conn_guard_free(l->guard);
+                return fail(ret_error, -EIO, "libmicrohttpd failed to start on %s%s", l->address,
+                            h->set.tls ? " (the certificate, key or TLSPriorities=?)" : "");
+        }
         return 0;
 }
 
-int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_error) {
-        static char *const default_listen[] = { (char *) "*:" STR(HTTP_DEFAULT_PORT), NULL };
-        _cleanup_(http_server_freep) HttpServer *h = NULL;
-        char *const *listen;
-        size_t n_listen = 0;
+static void settings_done(HttpSettings *t) {
+        t->auth = http_auth_free(t->auth);
+        if (t->tls_key)
+                explicit_bzero(t->tls_key, strlen(t->tls_key));
+        t->tls_key = mfree(t->tls_key);
+        t->tls_cert = mfree(t->tls_cert);
+        t->tls_priorities = mfree(t->tls_priorities);
+}
+
+/* Everything of o but the sockets, checked and read (the hash, the PEM files), into *ret. */
+static int settings_load(const HttpServerOptions *o, HttpSettings *ret, char **ret_error) {
+        HttpSettings t = { .limits = *o };
         int r;
 
-        if (!o || !ret)
-                return -EINVAL;
         if (!!o->auth_user != !!o->auth_hash)
                 return fail(ret_error, -EINVAL, "basic auth needs both a user and a hash");
         if (!!o->tls_cert_file != !!o->tls_key_file)
@@ -493,28 +563,107 @@ int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_err
                         return fail(ret_error, r,
                                     "password hash is not a crypt(5) hash libcrypt knows");
         }
+        t.limits.listen = NULL;
+        t.limits.fds = NULL;
+        t.limits.tls_cert_file = t.limits.tls_key_file = NULL;
+        t.limits.auth_user = t.limits.auth_hash = t.limits.tls_priorities = NULL;
+        t.tls_priorities = strdup(o->tls_priorities ?: HTTP_TLS_PRIORITIES);
+        r = t.tls_priorities ? 0 : -ENOMEM;
+        if (r >= 0 && o->auth_user) {
+                r = http_auth_new(o->auth_user, o->auth_hash, &t.auth);
+                if (r < 0)
+                        (void) fail(ret_error, r, "password check thread");
+        }
+        if (r >= 0 && o->tls_cert_file) {
+                r = read_full_file_at(AT_FDCWD, o->tls_cert_file, &t.tls_cert, NULL);
+                if (r < 0)
+                        (void) fail(ret_error, r, "read %s", o->tls_cert_file);
+                else {
+                        r = read_full_file_at(AT_FDCWD, o->tls_key_file, &t.tls_key, NULL);
+                        if (r < 0)
+                                (void) fail(ret_error, r, "read %s", o->tls_key_file);
+                }
+                t.tls = true;
+        }
+        if (r < 0) {
+                settings_done(&t);
+                return r;
+        }
+        *ret = t;
+        return 0;
+}
 
+static bool streq_null(const char *a, const char *b) {
+        return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool settings_equal(const HttpSettings *a, const HttpSettings *b) {
+        const HttpServerOptions *x = &a->limits, *y = &b->limits;
+
+        return x->max_connections == y->max_connections &&
+               x->max_connections_per_ip == y->max_connections_per_ip &&
+               x->connection_memory_bytes == y->connection_memory_bytes &&
+               x->timeout_sec == y->timeout_sec &&
+               x->request_timeout_sec == y->request_timeout_sec && a->tls == b->tls &&
+               streq_null(a->tls_cert, b->tls_cert) && streq_null(a->tls_key, b->tls_key) &&
+               streq_null(a->tls_priorities, b->tls_priorities) && http_auth_same(a->auth, b->auth);
+}
+
+/* Stop serving on l, keeping its socket (libmicrohttpd hands it back). */
+static void stop_listener(Listener *l) {
+        if (l->daemon) {
+                /* quiesced first, libmicrohttpd leaves the socket alone and hands its descriptor
+                 * back; otherwise it closes it: either way, l->fd stays */
+                int fd = mhd->quiesce_daemon(l->daemon);
+
+                mhd->stop_daemon(l->daemon);
+                l->daemon = NULL;
+                if (fd >= 0)
+                        (void) close(fd);
+        }
+        l->guard = http_conn_guard_free(l->guard);
+}
+
+static int start_all(HttpServer *h, char **ret_error) {
+        int r;
+
+        if (h->set.tls && !mhd->is_feature_supported(MHD_FEATURE_TLS))
+                return fail(ret_error, -EOPNOTSUPP, "libmicrohttpd was built without TLS");
+        for (size_t i = 0; i < h->n_listeners; i++) {
+                r = start_listener(h, &h->listeners[i], ret_error);
+                if (r < 0) {
+                        for (size_t k = 0; k < i; k++)
+                                stop_listener(&h->listeners[k]);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+/* Stop serving, keeping the sockets: the checks waiting in the password thread are refused and
+ * their connections resumed while libmicrohttpd still runs. */
+static void stop_all(HttpServer *h) {
+        http_auth_stop(h->set.auth);
+        for (size_t i = 0; i < h->n_listeners; i++)
+                stop_listener(&h->listeners[i]);
+}
+
+int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_error) {
+        static char *const default_listen[] = { (char *) "*:" STR(HTTP_DEFAULT_PORT), NULL };
+        _cleanup_(http_server_freep) HttpServer *h = NULL;
+        char *const *listen;
+        size_t n_listen = 0;
+        int r;
+
+        if (!o || !ret)
+                return -EINVAL;
         h = calloc(1, sizeof(*h));
         if (!h)
                 return -ENOMEM;
         pthread_mutex_init(&h->lock, NULL);
-        h->options = *o;
-        h->options.listen = NULL;
-        h->options.fds = NULL;
-        h->options.tls_cert_file = h->options.tls_key_file = NULL;
-        h->options.auth_user = h->options.auth_hash = NULL;
-        if (o->auth_user &&
-            (!(h->auth_user = strdup(o->auth_user)) || !(h->auth_hash = strdup(o->auth_hash))))
-                return -ENOMEM;
-        if (o->tls_cert_file) {
-                r = read_full_file_at(AT_FDCWD, o->tls_cert_file, &h->tls_cert, NULL);
-                if (r < 0)
-                        return fail(ret_error, r, "read %s", o->tls_cert_file);
-                r = read_full_file_at(AT_FDCWD, o->tls_key_file, &h->tls_key, NULL);
-                if (r < 0)
-                        return fail(ret_error, r, "read %s", o->tls_key_file);
-                h->tls = true;
-        }
+        r = settings_load(o, &h->set, ret_error);
+        if (r < 0)
+                return r;
 
         /* passed sockets are the endpoint: under systemd, the .socket unit says where */
         listen = o->n_fds > 0 ? NULL : o->listen && o->listen[0] ? o->listen : default_listen;
@@ -538,7 +687,7 @@ int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_err
                 h->n_listeners++;
                 format_address(l->fd, l->address, sizeof(l->address));
         }
-        if (!o->lazy || h->tls) {
+        if (!o->lazy || h->set.tls) {
                 r = http_server_start(h, ret_error);
                 if (r < 0)
                         return r;
@@ -558,21 +707,45 @@ int http_server_start(HttpServer *h, char **ret_error) {
         r = mhd_api_load(&mhd, &error);
         if (r < 0)
                 return fail(ret_error, r, "cannot load libmicrohttpd (%s)", error ?: "?");
-        if (h->tls && !mhd->is_feature_supported(MHD_FEATURE_TLS))
-                return fail(ret_error, -EOPNOTSUPP, "libmicrohttpd was built without TLS");
-        for (size_t i = 0; i < h->n_listeners; i++) {
-                r = start_listener(h, &h->listeners[i], ret_error);
-                if (r < 0) {
-                        for (size_t k = 0; k < i; k++) {
-                                mhd->stop_daemon(h->listeners[k].daemon); /* closes it */
-                                h->listeners[k].daemon = NULL;
-                                h->listeners[k].fd = -EBADF;
-                        }
-                        return r;
-                }
-        }
+        r = start_all(h, ret_error);
+        if (r < 0)
+                return r;
         h->started = true;
         return 0;
+}
+
+int http_server_reconfigure(HttpServer *h, const HttpServerOptions *o, char **ret_error) {
+        HttpSettings old, t;
+        int r;
+
+        if (!h || !o)
+                return -EINVAL;
+        r = settings_load(o, &t, ret_error);
+        if (r < 0)
+                return r;                  /* nothing touched */
+        if (settings_equal(&h->set, &t)) { /* the same files, the same hash: keep serving */
+                settings_done(&t);
+                return 0;
+        }
+        old = h->set;
+        if (!h->started) { /* lazy: nothing runs yet, but TLS starts at once */
+                h->set = t;
+                r = t.tls ? http_server_start(h, ret_error) : 0;
+        } else {
+                stop_all(h);
+                h->set = t;
+                r = start_all(h, ret_error);
+        }
+        if (r >= 0) {
+                settings_done(&old);
+                return 1;
+        }
+        /* the new settings do not start (a bad certificate): serve with the old ones again */
+        h->set = old;
+        settings_done(&t);
+        if (h->started && (http_auth_start(h->set.auth) < 0 || start_all(h, NULL) < 0))
+                h->started = false; /* only without memory; the owner was told r */
+        return r;
 }
 
 bool http_server_started(const HttpServer *h) {
@@ -613,22 +786,14 @@ int http_server_listen_address(const HttpServer *h, size_t i, char *buf, size_t 
 HttpServer *http_server_free(HttpServer *h) {
         if (!h)
                 return NULL;
-        for (size_t i = 0; i < h->n_listeners; i++) {
-                if (h->listeners[i].daemon)
-                        mhd->stop_daemon(h->listeners[i].daemon); /* closes the socket */
-                else if (h->listeners[i].fd >= 0)
-                        close(h->listeners[i].fd);
-        }
+        if (h->started)
+                stop_all(h);
+        for (size_t i = 0; i < h->n_listeners; i++)
+                safe_close(h->listeners[i].fd);
         free(h->listeners);
         snapshot_unref(h->snapshot);
         pthread_mutex_destroy(&h->lock);
-        free(h->auth_user);
-        free(h->auth_hash);
-        free(h->auth_cached);
-        if (h->tls_key)
-                explicit_bzero(h->tls_key, strlen(h->tls_key));
-        free(h->tls_key);
-        free(h->tls_cert);
+        settings_done(&h->set);
         free(h);
         return NULL;
 }

@@ -34,6 +34,7 @@ static const ConfigKey daemon_keys[] = {
         { "ControllerPollInterval", config_value_usec, C(cli_poll_interval_usec), 10 * SEC, DAY },
         { "LogLevel", config_value_log_level, C(log_level), 0, 0 },
         { "ControlGroup", config_value_string, C(control_group), 0, 0 },
+        { "AdminGroup", config_value_string, C(admin_group), 0, 0 },
         { "ShutdownTimeout", config_value_usec, C(shutdown_timeout_usec), SEC / 10, 300 * SEC },
         {},
 };
@@ -95,6 +96,8 @@ static const ConfigKey http_keys[] = {
         { "MaxConnectionsPerAddress", config_value_uint, C(http_max_connections_ip), 1, 100000 },
         { "ConnectionMemory", config_value_bytes64, C(http_connection_memory), 8192, 16U << 20 },
         { "Timeout", config_value_usec, C(http_timeout_usec), SEC, 3600 * SEC },
+        { "RequestTimeout", config_value_usec, C(http_request_timeout_usec), SEC, 3600 * SEC },
+        { "TLSPriorities", config_value_string, C(http_tls_priorities), 0, 0 },
         { "TLSCertificate", config_value_string, C(http_tls_certificate), 0, 0 },
         { "TLSKey", config_value_string, C(http_tls_key), 0, 0 },
         { "User", config_value_string, C(http_user), 0, 0 },
@@ -181,6 +184,7 @@ int config_new_default(Config **ret) {
         c->http_max_connections_ip = 16;
         c->http_connection_memory = 32768;
         c->http_timeout_usec = 10 * SEC;
+        c->http_request_timeout_usec = 10 * SEC;
         {
                 const PerfMonitorConfig d = PERF_MONITOR_CONFIG_DEFAULT;
 
@@ -232,12 +236,14 @@ Config *config_free(Config *c) {
         if (!c)
                 return NULL;
         free(c->control_group);
+        free(c->admin_group);
         config_strv_free(c->select_names);
         config_strv_free(c->select_paths);
         config_strv_free(c->exclude);
         config_strv_free(c->http_listen);
         free(c->http_tls_certificate);
         free(c->http_tls_key);
+        free(c->http_tls_priorities);
         free(c->http_user);
         free(c->http_password_hash);
         free(c);

@@ -239,6 +239,62 @@ static size_t inet_listen_fds(int *fds, size_t max) {
         return k;
 }
 
+/* [HTTP] but the sockets. */
+static HttpServerOptions http_options(const Config *c) {
+        return (HttpServerOptions){
+                .max_connections = c->http_max_connections,
+                .max_connections_per_ip = c->http_max_connections_ip,
+                .connection_memory_bytes = (size_t) c->http_connection_memory,
+                .timeout_sec = (unsigned) (c->http_timeout_usec / USEC_PER_SEC),
+                .request_timeout_sec = (unsigned) (c->http_request_timeout_usec / USEC_PER_SEC),
+                .tls_priorities = c->http_tls_priorities,
+                .tls_cert_file = c->http_tls_certificate,
+                .tls_key_file = c->http_tls_key,
+                .auth_user = c->http_user,
+                .auth_hash = c->http_password_hash,
+                .lazy = true,
+        };
+}
+
+static bool strv_equal_null(char *const *a, char *const *b) {
+        for (; a && *a && b && *b; a++, b++)
+                if (strcmp(*a, *b) != 0)
+                        return false;
+        return !(a && *a) && !(b && *b);
+}
+
+const char *manager_http_reload(Manager *m, const Config *c) {
+        const Config *old = m->config;
+        _cleanup_free_ char *error = NULL;
+        HttpServerOptions o;
+        int r;
+
+        /* what the sockets are: bound once (or passed by systemd), kept across reloads */
+        /* --listen overrides both */
+        if (!m->http_listen && (c->http_enable != old->http_enable ||
+                                !strv_equal_null(c->http_listen, old->http_listen))) {
+                log_notice("[HTTP] Enable= or Listen= changed: takes effect at the next restart, "
+                           "the endpoint keeps its sockets until then.");
+                return "[HTTP] Enable= and Listen= take effect at the next restart";
+        }
+        if (!m->http) {
+                if (c->http_enable)
+                        log_notice("The HTTP endpoint did not start; a restart starts it with the "
+                                   "new [HTTP] settings.");
+                return c->http_enable ? "the HTTP endpoint starts at the next restart" : NULL;
+        }
+        o = http_options(c);
+        r = http_server_reconfigure(m->http, &o, &error);
+        if (r < 0) {
+                log_warning_errno(r, "HTTP endpoint keeps its old [HTTP] settings: %s",
+                                  error ?: strerror(-r));
+                return "[HTTP] not applied (see the log): the endpoint keeps its old settings";
+        }
+        if (r > 0)
+                log_info("HTTP endpoint: new [HTTP] settings (limits, TLS, auth) in force.");
+        return NULL;
+}
+
 int manager_http_setup(Manager *m) {
         const Config *c = m->config;
         _cleanup_free_ char *error = NULL;
@@ -264,20 +320,10 @@ int manager_http_setup(Manager *m) {
                 log_notice("HTTP endpoint: systemd passed %zu socket(s) (storpulsed-http.socket), "
                            "serving those; %s is ignored",
                            n_fds, m->http_listen ? "--listen" : "[HTTP] Listen=");
-        o = (HttpServerOptions){
-                .listen = addrs,
-                .fds = fds,
-                .n_fds = n_fds,
-                .max_connections = c->http_max_connections,
-                .max_connections_per_ip = c->http_max_connections_ip,
-                .connection_memory_bytes = (size_t) c->http_connection_memory,
-                .timeout_sec = (unsigned) (c->http_timeout_usec / USEC_PER_SEC),
-                .tls_cert_file = c->http_tls_certificate,
-                .tls_key_file = c->http_tls_key,
-                .auth_user = c->http_user,
-                .auth_hash = c->http_password_hash,
-                .lazy = true,
-        };
+        o = http_options(c);
+        o.listen = addrs;
+        o.fds = fds;
+        o.n_fds = n_fds;
         r = http_server_new(&o, &m->http, &error);
         if (r < 0) {
                 log_warning_errno(r, "HTTP endpoint not started: %s, ignoring",

@@ -323,6 +323,7 @@ int manager_reload(Manager *m, char **ret_error) {
                               error ?: strerror(-r));
                 free(f[0]);
         } else {
+                m->http_note = manager_http_reload(m, c); /* [HTTP] before c replaces it */
                 config_free(m->config);
                 m->config = TAKE_PTR(c);
                 log_set_max_level(m->config->log_level);

@@ -27,6 +27,10 @@ typedef struct MhdApi {
         typeof(MHD_basic_auth_get_username_password) *basic_auth_get_username_password;
         typeof(MHD_lookup_connection_value) *lookup_connection_value;
         typeof(MHD_free) *free;
+        typeof(MHD_get_connection_info) *get_connection_info;
+        typeof(MHD_suspend_connection) *suspend_connection;
+        typeof(MHD_resume_connection) *resume_connection;
+        typeof(MHD_quiesce_daemon) *quiesce_daemon;
 } MhdApi;
 
 /* Load the library (MHD_SONAME; once per process, never unloaded) and resolve the table. Call

@@ -24,6 +24,15 @@
  * Default-port-allocations); see the README for its status. */
 #define HTTP_DEFAULT_PORT 9977
 
+/* GnuTLS priorities unless TLSPriorities= says otherwise: GnuTLS's NORMAL (its maintained
+ * default, with the system's policy applied) restricted to TLS 1.3 and 1.2 (1.0 and 1.1 are
+ * deprecated by RFC 8996, and NORMAL still offers them in GnuTLS 3.7), forward-secret key
+ * exchange only (ECDHE, DHE; no static RSA) and AEAD ciphers only (no CBC: Lucky13, POODLE-style
+ * padding oracles). Every client of the last decade, Prometheus (Go) included, speaks this. */
+#define HTTP_TLS_PRIORITIES                                                                        \
+        "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:-AES-128-CBC:-AES-256-CBC:"               \
+        "-CAMELLIA-128-CBC:-CAMELLIA-256-CBC:-3DES-CBC:-ARCFOUR-128:-SHA1:-MD5"
+
 typedef struct HttpServerOptions {
         char *const *listen; /* NULL-terminated "ADDR:PORT" (http_listen_parse()), may be NULL */
         const int *fds;      /* already listening sockets (socket activation), taken over */
@@ -32,6 +41,8 @@ typedef struct HttpServerOptions {
         unsigned max_connections_per_ip; /* 0: 16 */
         size_t connection_memory_bytes;  /* per connection, bounds the request head; 0: 32 KiB */
         unsigned timeout_sec;            /* idle connection timeout; 0: 10 s */
+        unsigned request_timeout_sec;    /* a whole request head must arrive within; 0: 10 s */
+        const char *tls_priorities;      /* GnuTLS priority string; NULL: HTTP_TLS_PRIORITIES */
         const char *tls_cert_file;       /* PEM; both or neither */
         const char *tls_key_file;
         const char *auth_user; /* basic auth: both or neither */
@@ -46,6 +57,15 @@ typedef struct HttpServer HttpServer;
  * "*:HTTP_DEFAULT_PORT". Returns 0, or -errno with *ret_error (optional) a malloc'd message
  * naming what failed ("bind [::]:9977: Address already in use"). */
 int http_server_new(const HttpServerOptions *o, HttpServer **ret, char **ret_error);
+
+/* Replace everything but the sockets (limits, TLS, auth) by what o says (its listen and fds are
+ * ignored): a reload. The files are read and the hash checked first; then serving stops (on the
+ * same sockets: connections wait in the backlog; requests in progress are cut) and starts again
+ * with the new settings. When that fails (a certificate libmicrohttpd refuses) it serves with the
+ * old ones again. Returns 1 when it changed something, 0 when all was the same (the files
+ * included: a certificate renewed under the same name is a change), or -errno with *ret_error
+ * (optional) as http_server_new() and the old settings in force. */
+int http_server_reconfigure(HttpServer *h, const HttpServerOptions *o, char **ret_error);
 
 /* Load libmicrohttpd and start serving, when a lazy server was made; harmless when started.
  * Until then connections wait in the sockets' backlog: the owner watches http_server_listen_fd()
@@ -70,8 +90,3 @@ int http_server_listen_address(const HttpServer *h, size_t i, char *buf, size_t 
  * closes the sockets. Accepts NULL, returns NULL. */
 HttpServer *http_server_free(HttpServer *h);
 DEFINE_TRIVIAL_CLEANUP_FUNC(HttpServer *, http_server_free);
-
-/* 1 if `password` matches the crypt(5) `hash`, 0 if not, -EINVAL for a hash libcrypt cannot
- * use (unknown prefix, "*" or "!" locked entries), -ENOMEM, -ELIBACC/-ELIBBAD when libcrypt
- * (dlopen()ed at the first call) does not load. Constant-time comparison. */
-int http_password_verify(const char *password, const char *hash);

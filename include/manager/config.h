@@ -49,7 +49,8 @@ typedef struct Config {
         usec_t md_interval_usec;       /* MdSafetyInterval=: md-watch re-read without events */
         usec_t cli_poll_interval_usec; /* ControllerPollInterval=: vendor CLIs (0 = never) */
         int log_level;                 /* LogLevel=: syslog level */
-        char *control_group;           /* ControlGroup=: group allowed on the socket besides root */
+        char *control_group;           /* ControlGroup=: read-only commands on the socket */
+        char *admin_group;             /* AdminGroup=: every command (besides root, our uid) */
         usec_t shutdown_timeout_usec;  /* ShutdownTimeout=: wait for probes at exit, at most */
 
         /* [Schedule] */
@@ -85,6 +86,8 @@ typedef struct Config {
         unsigned http_max_connections_ip; /* MaxConnectionsPerAddress= */
         uint64_t http_connection_memory;  /* ConnectionMemory=: per connection, bytes */
         usec_t http_timeout_usec;         /* Timeout=: idle connection timeout */
+        usec_t http_request_timeout_usec; /* RequestTimeout=: a whole request head, however sent */
+        char *http_tls_priorities;        /* TLSPriorities=: GnuTLS priority string; NULL: ours */
         char *http_tls_certificate;       /* TLSCertificate=: PEM file */
         char *http_tls_key;               /* TLSKey=: PEM file */
         char *http_user;                  /* User=: basic auth user */

@@ -52,6 +52,10 @@ void manager_http_free(Manager *m);
 void manager_report_sample(const ManagerProbeSample *s, ReportSample *ret);
 void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportProbe *p,
                           ReportSample *h, ReportBaseline *b);
+/* On reload, before c replaces m->config: apply [HTTP] of c to the running endpoint (limits,
+ * TLS files, auth; the sockets stay). Returns NULL, or what waits for a restart or was not
+ * applied, a static string for the reload's reply (also logged). */
+const char *manager_http_reload(Manager *m, const Config *c);
 /* manager-perf.c: baselines, verdicts, fail-slow members, slow rebuilds (core/perf-monitor),
  * fed from the publish hook; the baselines persist in the state directory. */
 int manager_perf_setup(Manager *m);

@@ -162,6 +162,7 @@ struct Manager {
         char **http_listen;       /* --listen, overrides [HTTP] Listen= (NULL-terminated) */
         uint64_t http_generation; /* snapshots built */
         usec_t http_render_usec;  /* what the last snapshot build took */
+        const char *http_note;    /* the last reload's word on [HTTP] (static), NULL: applied */
         ManagerPerf *perf;
 
         /* publish hooks */

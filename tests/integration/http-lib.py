@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 N = 0
@@ -138,3 +139,69 @@ def curl(*args):
     r = subprocess.run(["curl", "-sS", "--max-time", "10"] + list(args),
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     return r.returncode, r.stdout
+
+
+class Dripper:
+    """A dripping slowloris: `per_source` connections from each source address, each sending one
+    byte of a never-ending request head every `interval` seconds and reconnecting when the server
+    closes it (as a real attacker would). Runs in a thread until stop()."""
+
+    def __init__(self, addr, sources, per_source=16, interval=4.0):
+        self.addr, self.sources, self.per, self.interval = addr, sources, per_source, interval
+        self.head = b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Drip: " + b"a" * 100000
+        self.stopping = threading.Event()
+        self.reconnects = 0
+        self.t = threading.Thread(target=self._run, daemon=True)
+
+    def _connect(self, src):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.bind((src, 0))
+        try:
+            s.connect(hostport(self.addr))
+        except BlockingIOError:
+            pass
+        return [s, src, 0]
+
+    def _drip(self, c):
+        try:
+            if c[2] > 0 and c[0].recv(4096) is not None:
+                return False  # the server answered or closed it
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            return False
+        try:
+            c[0].send(self.head[c[2]:c[2] + 1])
+            c[2] += 1
+            return True
+        except (BlockingIOError, InterruptedError):
+            return True  # still connecting (in the backlog): try at the next tick
+        except OSError:
+            return False
+
+    def _run(self):
+        conns = [self._connect(src) for src in self.sources for _ in range(self.per)]
+        while not self.stopping.wait(self.interval):
+            for i, c in enumerate(conns):
+                if not self._drip(c):
+                    c[0].close()
+                    conns[i] = self._connect(c[1])
+                    self.reconnects += 1
+        for c in conns:
+            c[0].close()
+
+    def start(self):
+        self.t.start()
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        self.t.join()
+
+
+def free_port():
+    """A loopback TCP port free at the moment of asking."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
