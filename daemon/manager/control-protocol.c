@@ -21,6 +21,23 @@ static const char *const command_table[_CONTROL_COMMAND_MAX] = {
 
 DEFINE_STRING_TABLE_LOOKUP(control_command, ControlCommand, command_table);
 
+bool control_command_is_admin(ControlCommand c) {
+        switch (c) {
+        case CONTROL_PROBE:
+        case CONTROL_RELOAD:
+        case CONTROL_BASELINE_RESET:
+                return true;
+        case CONTROL_STATUS:
+        case CONTROL_VOLUMES:
+        case CONTROL_REPORT:
+                return false;
+        case _CONTROL_COMMAND_MAX:
+        case _CONTROL_COMMAND_INVALID:
+                break;
+        }
+        return true; /* nothing unknown passes as read-only */
+}
+
 void control_request_done(ControlRequest *r) {
         if (!r)
                 return;

@@ -3,8 +3,10 @@
  * line-delimited JSON (control-protocol.h). Everything is non-blocking and bounded, so no client
  * can hurt the daemon: at most CLIENTS_MAX connections, a request line of CONTROL_LINE_MAX bytes
  * that must arrive within REQUEST_TIMEOUT, at most OUTPUT_MAX bytes queued for a client that does
- * not read (then it is dropped). Access is decided by SO_PEERCRED / SO_PEERGROUPS: root, our own
- * uid, or a member of [Daemon] ControlGroup=. */
+ * not read (then it is dropped). Access is decided by SO_PEERCRED / SO_PEERGROUPS at connect, in
+ * two levels: root, our own uid and members of [Daemon] AdminGroup= may do everything; members of
+ * ControlGroup= only read (status, volumes, report; control_command_is_admin()). Every change
+ * (probe, reload, baseline-reset) is logged with the peer's uid and pid, and so is a refusal. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,10 +38,17 @@
 
 typedef struct Client Client;
 
+typedef enum ControlAccess {
+        CONTROL_ACCESS_NONE,
+        CONTROL_ACCESS_READ,  /* ControlGroup=: status, volumes, report */
+        CONTROL_ACCESS_ADMIN, /* root, our uid, AdminGroup=: every command */
+} ControlAccess;
+
 struct ManagerControl {
         Manager *m;
         int fd;
         bool activated; /* passed by systemd: not ours to unlink */
+        bool bound;     /* we bound c->path: ours to unlink at exit */
         char *path;
         sd_event_source *source;
         Client *clients[CLIENTS_MAX];
@@ -58,6 +67,8 @@ struct Client {
         bool closing;   /* close once the output is written */
         uint64_t run_id;
         uid_t uid;
+        pid_t pid;
+        ControlAccess access;
 };
 
 /* cl may be freed by any reply: look it up again before touching it. */
@@ -286,9 +297,17 @@ static void do_volumes(Client *cl) {
 
 static void do_reload(Client *cl) {
         _cleanup_free_ char *error = NULL;
-        int r = manager_reload(cl->c->m, &error);
+        Manager *m = cl->c->m;
+        struct json_object *o;
+        int r;
 
-        (void) client_send(cl, reply_new(r >= 0, r >= 0 ? NULL : error ?: "reload failed"));
+        m->http_note = NULL;
+        r = manager_reload(m, &error);
+        o = reply_new(r >= 0, r >= 0 ? NULL : error ?: "reload failed");
+        /* what the reload did not apply: waits for a restart, or kept the old (also logged) */
+        if (o && r >= 0 && m->http_note)
+                json_object_object_add(o, "http_not_applied", json_object_new_string(m->http_note));
+        (void) client_send(cl, o);
 }
 
 static void on_run_progress(Manager *m, const char *volume, const ProbeProgress *p,
@@ -429,8 +448,28 @@ static void client_handle_line(Client *cl, const char *line, size_t len) {
                 client_refuse(cl, error);
                 return;
         }
-        log_debug("Control: %s from uid %u", control_command_to_string(req.command),
-                  (unsigned) cl->uid);
+        if (control_command_is_admin(req.command)) {
+                if (cl->access < CONTROL_ACCESS_ADMIN) {
+                        char msg[128];
+
+                        log_notice("Control: %s from uid %u (pid %d) refused: read-only access.",
+                                   control_command_to_string(req.command), (unsigned) cl->uid,
+                                   (int) cl->pid);
+                        (void) snprintf(msg, sizeof(msg),
+                                        "permission denied: %s needs root or AdminGroup=",
+                                        control_command_to_string(req.command));
+                        (void) client_send(cl, reply_new(false, msg));
+                        control_request_done(&req);
+                        return;
+                }
+                /* every change says who made it */
+                log_notice("Control: %s by uid %u (pid %d).",
+                           control_command_to_string(req.command), (unsigned) cl->uid,
+                           (int) cl->pid);
+        } else
+                log_debug("Control: %s from uid %u (pid %d)",
+                          control_command_to_string(req.command), (unsigned) cl->uid,
+                          (int) cl->pid);
         switch (req.command) {
         case CONTROL_STATUS:
                 do_status(cl);
@@ -528,26 +567,21 @@ static int on_client_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static bool peer_allowed(ManagerControl *c, int fd, uid_t *ret_uid) {
-        const char *group = c->m->config->control_group;
-        struct ucred cred;
-        socklen_t len = sizeof(cred);
+/* Whether the peer's primary or supplementary groups include the group named `name`.
+ * getgrnam() here is NSS on the loop, once per connection: see the note in docs/ARCHITECTURE.md
+ * (group lookups move to the config load). */
+static bool peer_in_group(int fd, const struct ucred *cred, const char *name) {
         struct group *gr;
         gid_t groups[64];
+        socklen_t len = sizeof(groups);
 
-        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+        if (!name)
                 return false;
-        *ret_uid = cred.uid;
-        if (cred.uid == 0 || cred.uid == geteuid())
-                return true;
-        if (!group)
-                return false;
-        gr = getgrnam(group);
+        gr = getgrnam(name);
         if (!gr)
                 return false;
-        if (cred.gid == gr->gr_gid)
+        if (cred->gid == gr->gr_gid)
                 return true;
-        len = sizeof(groups);
         if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
                 return false;
         for (size_t i = 0; i < len / sizeof(gid_t); i++)
@@ -556,22 +590,40 @@ static bool peer_allowed(ManagerControl *c, int fd, uid_t *ret_uid) {
         return false;
 }
 
+/* The peer's level: admin (root, our own uid, AdminGroup=), read (ControlGroup=), or none. */
+static ControlAccess peer_access(ManagerControl *c, int fd, struct ucred *ret_cred) {
+        const Config *cf = c->m->config;
+        socklen_t len = sizeof(*ret_cred);
+
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ret_cred, &len) < 0)
+                return CONTROL_ACCESS_NONE;
+        if (ret_cred->uid == 0 || ret_cred->uid == geteuid() ||
+            peer_in_group(fd, ret_cred, cf->admin_group))
+                return CONTROL_ACCESS_ADMIN;
+        if (peer_in_group(fd, ret_cred, cf->control_group))
+                return CONTROL_ACCESS_READ;
+        return CONTROL_ACCESS_NONE;
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         ManagerControl *c = userdata;
         _cleanup_close_ int cfd = -EBADF;
+        struct ucred cred = { .pid = -1, .uid = (uid_t) -1, .gid = (gid_t) -1 };
+        ControlAccess access;
         Client *cl;
-        uid_t uid = (uid_t) -1;
         int r;
 
         cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (cfd < 0)
                 return 0;
-        if (!peer_allowed(c, cfd, &uid)) {
+        access = peer_access(c, cfd, &cred);
+        if (access == CONTROL_ACCESS_NONE) {
                 static const char msg[] =
                         "{\"type\":\"reply\",\"ok\":false,\"error\":\"permission denied\"}\n";
 
                 (void) send(cfd, msg, sizeof(msg) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-                log_notice("Control connection from uid %d refused.", (int) uid);
+                log_notice("Control connection from uid %d (pid %d) refused.", (int) cred.uid,
+                           (int) cred.pid);
                 return 0;
         }
         if (c->n_clients >= CLIENTS_MAX) {
@@ -585,7 +637,9 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
         if (!cl)
                 return 0;
         cl->c = c;
-        cl->uid = uid;
+        cl->uid = cred.uid;
+        cl->pid = cred.pid;
+        cl->access = access;
         cl->fd = TAKE_FD(cfd);
         c->clients[c->n_clients++] = cl;
         r = sd_event_add_io(c->m->event, &cl->io, cl->fd, EPOLLIN, on_client_io, cl);
@@ -607,6 +661,21 @@ static int listen_fd_from_systemd(void) {
                 if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) > 0)
                         return fd;
         return -ENOENT;
+}
+
+/* A socket file someone still accepts on is never unlinked: only a stale one (ECONNREFUSED, the
+ * daemon that bound it is gone) or none. The single-instance lock (manager-main.c) already keeps
+ * a second daemon away; this keeps any other program's socket of that name too. */
+static int unlink_stale_socket(const struct sockaddr_un *sa) {
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (const struct sockaddr *) sa, sizeof(*sa)) >= 0 || errno == EAGAIN)
+                return -EADDRINUSE;
+        if (unlink(sa->sun_path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
 }
 
 int manager_control_setup(Manager *m) {
@@ -637,11 +706,18 @@ int manager_control_setup(Manager *m) {
                 c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
                 if (c->fd < 0)
                         return log_error_errno(-errno, "Failed to create the control socket: %m");
-                (void) unlink(c->path);
+                r = unlink_stale_socket(&sa);
+                if (r < 0)
+                        return log_error_errno(r,
+                                               "Control socket %s is in use by a live process, "
+                                               "not replacing it: %m",
+                                               c->path);
                 if (bind(c->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                         return log_error_errno(-errno, "Failed to bind %s: %m", c->path);
+                c->bound = true;
                 /* the group (if any) is checked per connection; the mode lets it connect */
-                (void) chmod(c->path, m->config->control_group ? 0666 : 0600);
+                (void) chmod(c->path,
+                             m->config->control_group || m->config->admin_group ? 0666 : 0600);
                 if (listen(c->fd, 16) < 0)
                         return log_error_errno(-errno, "Failed to listen on %s: %m", c->path);
         }
@@ -660,7 +736,7 @@ void manager_control_free(Manager *m) {
         while (c->n_clients > 0)
                 client_free(c->clients[0]);
         c->source = sd_event_source_disable_unref(c->source);
-        if (c->fd >= 0 && !c->activated && c->path)
+        if (c->bound)
                 (void) unlink(c->path);
         safe_close(c->fd);
         free(c->path);

@@ -2,11 +2,19 @@
 /* storpulsed: the daemon. `storpulsed [--config FILE] [--root DIR] [--runtime-dir DIR]
  * [--state-dir DIR]`; runs under systemd (Type=notify) or by hand in the foreground. Only parses
  * the command line; the Manager (manager.h) is the daemon. Exit status: 0 after SIGTERM/SIGINT,
- * 1 usage, 2 start refused (bad config, loop setup). */
+ * 1 usage, 2 start refused (bad config, loop setup, another storpulsed on the same runtime or
+ * state directory). */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "basic/log.h"
 #include "config.h"
@@ -41,6 +49,44 @@ static void setup_malloc(void) {
         (void) mallopt(M_ARENA_MAX, 1);
         (void) mallopt(M_MMAP_THRESHOLD, 64 * 1024);
         (void) mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+}
+
+/* One daemon per runtime and state directory: a second one would unlink the first one's control
+ * socket and write the same state files. Each directory gets a lock file, flock()ed for the life
+ * of the process (the kernel drops it when the process dies, however it dies; nothing stale to
+ * clean up) and holding the pid for the message. Taken before anything else is touched. The fd
+ * is O_CLOEXEC, and children never inherit it (basic/process closes every other fd). */
+static int lock_dir(const char *opt, const char *env, const char *def) {
+        const char *e = opt ?: getenv(env);
+        _cleanup_free_ char *dir = NULL, *path = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char pid[32] = "";
+        ssize_t n;
+
+        dir = e && *e ? strndup(e, strcspn(e, ":")) : strdup(def); /* as manager_new() */
+        if (!dir || asprintf(&path, "%s/storpulsed.lock", dir) < 0)
+                return log_oom();
+        (void) mkdir(dir, 0755);
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return log_error_errno(-errno, "Failed to open the lock file %s: %m", path);
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                int r = -errno;
+
+                if (r != -EWOULDBLOCK)
+                        return log_error_errno(r, "Failed to lock %s: %m", path);
+                n = pread(fd, pid, sizeof(pid) - 1, 0);
+                pid[MAX(n, (ssize_t) 0)] = '\0';
+                pid[strcspn(pid, "\n")] = '\0';
+                return log_error_errno(-EBUSY,
+                                       "Another storpulsed%s%s%s holds %s: refusing to start.",
+                                       pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "", path);
+        }
+        n = snprintf(pid, sizeof(pid), "%d\n", (int) getpid());
+        if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t) n, 0) != n)
+                log_warning_errno(-errno, "Failed to write the pid to %s: %m, ignoring", path);
+        (void) TAKE_FD(fd); /* held until exit */
+        return 0;
 }
 
 int main(int argc, char **argv) {
@@ -115,6 +161,9 @@ int main(int argc, char **argv) {
         }
 
         o.listen = n_listen > 0 ? listen : NULL;
+        if (lock_dir(o.runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR) < 0 ||
+            lock_dir(o.state_dir, "STATE_DIRECTORY", PKGSTATEDIR) < 0)
+                return 2;
         setup_malloc();
         r = manager_new(&o, &m);
         if (r < 0)

@@ -38,6 +38,11 @@ typedef enum ControlCommand {
 
 DECLARE_STRING_TABLE_LOOKUP(control_command, ControlCommand);
 
+/* Whether a command changes what the daemon does or has learned (probe, reload,
+ * baseline-reset): those need the admin level (root, the daemon's uid, AdminGroup=); the others
+ * only read (status, volumes, report) and ControlGroup= suffices. */
+bool control_command_is_admin(ControlCommand c) _const_;
+
 typedef struct ControlRequest {
         ControlCommand command;
         char *profile;  /* probe: required */
