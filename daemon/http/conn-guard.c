@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@ struct HttpConn {
         int fd;
         usec_t since_usec; /* when the head began; valid while waiting */
         bool waiting, closing;
+        HttpConnGuard *g;
         HttpConn *prev, *next; /* the waiting list, oldest first */
 };
 
@@ -36,6 +38,7 @@ struct HttpConnGuard {
         unsigned max, n;
         usec_t timeout_usec;
         HttpConn *first, *last; /* waiting, oldest first */
+        atomic_bool full;       /* n >= max: every response closes its connection */
         unsigned long n_expired, n_evicted;
 };
 
@@ -139,6 +142,19 @@ HttpConnGuard *http_conn_guard_free(HttpConnGuard *g) {
         return NULL;
 }
 
+/* The table is full: libmicrohttpd accepts nobody until one closes, so room is made at once:
+ * the connection whose head has waited longest is closed (a slowloris, an idle keep-alive
+ * connection; a newcomer that sends its request at once is never the oldest). And while full,
+ * every response closes its connection (Connection: close), so busy keep-alive clients give
+ * their slots back too. The price: clients slower to send their head than newcomers arrive are
+ * closed again and again (bench/README.md, http-abuse). */
+static void make_room(HttpConnGuard *g, HttpConn *new) {
+        if (g->first && g->first != new) {
+                close_conn(g, g->first);
+                g->n_evicted++;
+        }
+}
+
 HttpConn *http_conn_guard_add(HttpConnGuard *g, int fd) {
         HttpConn *c;
 
@@ -149,13 +165,12 @@ HttpConn *http_conn_guard_add(HttpConnGuard *g, int fd) {
                 return NULL;
         c->fd = fd;
         pthread_mutex_lock(&g->lock);
+        c->g = g;
         append_waiting(g, c, now(CLOCK_MONOTONIC));
         g->n++;
-        /* full: libmicrohttpd accepts nobody until one closes; close the longest waiting one */
-        if (g->n >= g->max && g->first && g->first != c) {
-                close_conn(g, g->first);
-                g->n_evicted++;
-        }
+        atomic_store(&g->full, g->n >= g->max);
+        if (g->n >= g->max)
+                make_room(g, c);
         pthread_cond_signal(&g->wake); /* a first deadline, perhaps */
         pthread_mutex_unlock(&g->lock);
         return c;
@@ -184,8 +199,13 @@ void http_conn_guard_remove(HttpConnGuard *g, HttpConn *c) {
         pthread_mutex_lock(&g->lock);
         unlink_waiting(g, c);
         g->n--;
+        atomic_store(&g->full, g->n >= g->max);
         pthread_mutex_unlock(&g->lock);
         free(c);
+}
+
+bool http_conn_retiring(HttpConn *c) {
+        return c && atomic_load(&c->g->full);
 }
 
 void http_conn_guard_counts(HttpConnGuard *g, unsigned long *ret_expired,

@@ -15,7 +15,11 @@
  *
  * Limits (all per server, from HttpServerOptions): connections in total and per client address,
  * memory per connection (which bounds the request line and headers: MHD answers 414 or 431
- * beyond it), an idle timeout per connection; request bodies are never read (only GET/HEAD).
+ * beyond it), an idle timeout per connection, a deadline for each whole request head and room
+ * made when the table is full (http/conn-guard.h); request bodies are never read (only
+ * GET/HEAD). Passwords are checked off these threads (http/auth-check.h): the request is
+ * suspended meanwhile. A reload (http_server_reconfigure()) restarts libmicrohttpd on the same
+ * sockets, which it only ever holds a dup of.
  *
  * Started late on request (HttpServerOptions.lazy): the sockets are bound at once (a port in use
  * is reported at start), but libmicrohttpd is loaded and its threads started only when the
@@ -48,9 +52,14 @@
 #include "http/server.h"
 #include "http/web-assets.h"
 
-#define REALM   "storpulse"
-#define STR_(x) #x
-#define STR(x)  STR_(x)
+#define REALM "storpulse"
+/* Clients beyond the connection table wait here for their turn (a full table turns over, see
+ * http/conn-guard.h) instead of having their SYNs dropped, which costs them 1, 3, 7 s of
+ * retransmission: 1000 clients must not push a scraper into that. The kernel caps it at
+ * net.core.somaxconn (4096 since Linux 5.4); systemd's Backlog= is the same for passed sockets. */
+#define LISTEN_BACKLOG 1024
+#define STR_(x)        #x
+#define STR(x)         STR_(x)
 
 typedef struct HttpServer HttpServer;
 
@@ -132,11 +141,15 @@ static void add_page_headers(struct MHD_Response *resp) {
 
 static enum MHD_Result queue(HttpServer *h, struct MHD_Connection *c, unsigned status,
                              struct MHD_Response *resp) {
+        const union MHD_ConnectionInfo *ci;
         enum MHD_Result ret;
 
         if (!resp)
                 return MHD_NO;
         add_common_headers(h, resp);
+        ci = mhd->get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        if (ci && http_conn_retiring(ci->socket_context)) /* the table needs the slot */
+                (void) mhd->add_response_header(resp, "Connection", "close");
         if (status == MHD_HTTP_UNAUTHORIZED)
                 ret = mhd->queue_basic_auth_fail_response(c, REALM, resp);
         else
@@ -430,7 +443,7 @@ static int bind_one(const char *spec, int *ret_fd, char **ret_error) {
                 int v6only = !IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *) &ss)->sin6_addr);
                 (void) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
         }
-        if (bind(fd, (struct sockaddr *) &ss, len) < 0 || listen(fd, 128) < 0) {
+        if (bind(fd, (struct sockaddr *) &ss, len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
                 r = -errno;
                 close(fd);
                 return fail(ret_error, r, "bind %s", spec);
@@ -513,7 +526,7 @@ static int start_listener(HttpServer *h, Listener *l, char **ret_error) {
                                          (intptr_t) (o->connection_memory_bytes ?: 32768), NULL };
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_sec ?: 10,
                                              NULL };
-        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, 128, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, LISTEN_BACKLOG, NULL };
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) unescape_path,
                                              NULL };
         if (h->set.tls) {

@@ -7,12 +7,12 @@
  * answers 503. Only GET and HEAD; 405 for other methods, 404 for unknown paths, 4xx from
  * libmicrohttpd for malformed or oversized requests. Optional TLS (GnuTLS inside
  * libmicrohttpd) and HTTP basic auth against a crypt(5) hash (bcrypt "$2b$", sha-crypt "$5$" /
- * "$6$", yescrypt "$y$"), verified with libcrypt's crypt_r().
+ * "$6$", yescrypt "$y$"), verified with libcrypt off the serving threads (http/auth-check.h).
  *
  * Threading: libmicrohttpd runs its own thread per listening socket; the owner's thread (the
  * daemon's sd-event loop) only ever calls http_server_set_snapshot(), which swaps a pointer
- * under a mutex held for a few instructions, and http_server_start() once. See server.c for
- * why not the sd-event loop. */
+ * under a mutex held for a few instructions, http_server_start() once, and
+ * http_server_reconfigure() on a reload. See server.c for why not the sd-event loop. */
 
 #include <stdbool.h>
 #include <stddef.h>
