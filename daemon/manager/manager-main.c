@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,11 +53,15 @@ static void setup_malloc(void) {
 }
 
 /* One daemon per runtime and state directory: a second one would unlink the first one's control
- * socket and write the same state files. Each directory gets a lock file, flock()ed for the life
- * of the process (the kernel drops it when the process dies, however it dies; nothing stale to
- * clean up) and holding the pid for the message. Taken before anything else is touched. The fd
- * is O_CLOEXEC, and children never inherit it (basic/process closes every other fd). */
-static int lock_dir(const char *opt, const char *env, const char *def) {
+ * socket and write the same state files. Both are flock()ed for the life of the process (the
+ * kernel drops a lock with the process, however it dies: nothing stale to clean up), before
+ * anything else is touched: the runtime directory through a lock file that holds the pid for
+ * the message, the state directory itself (an fd of the directory: no file of ours in it, and
+ * it works when the directory is read-only, which the daemon supports). A directory that cannot
+ * be opened is left unguarded with a warning: the daemon says later what it cannot do there.
+ * The fds are O_CLOEXEC, and children never inherit them (basic/process closes every other
+ * fd). Returns 0, or -EBUSY when another daemon holds it. */
+static int lock_dir(const char *opt, const char *env, const char *def, bool runtime) {
         const char *e = opt ?: getenv(env);
         _cleanup_free_ char *dir = NULL, *path = NULL;
         _cleanup_close_ int fd = -EBADF;
@@ -64,27 +69,36 @@ static int lock_dir(const char *opt, const char *env, const char *def) {
         ssize_t n;
 
         dir = e && *e ? strndup(e, strcspn(e, ":")) : strdup(def); /* as manager_new() */
-        if (!dir || asprintf(&path, "%s/storpulsed.lock", dir) < 0)
+        if (!dir || asprintf(&path, "%s%s", dir, runtime ? "/storpulsed.lock" : "") < 0)
                 return log_oom();
         (void) mkdir(dir, 0755);
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return log_error_errno(-errno, "Failed to open the lock file %s: %m", path);
+        fd = runtime ? open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)
+                     : open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                log_warning_errno(-errno,
+                                  "Failed to open %s for the single-instance lock: %m, "
+                                  "ignoring",
+                                  path);
+                return 0;
+        }
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                int r = -errno;
-
-                if (r != -EWOULDBLOCK)
-                        return log_error_errno(r, "Failed to lock %s: %m", path);
-                n = pread(fd, pid, sizeof(pid) - 1, 0);
+                if (errno != EWOULDBLOCK) {
+                        log_warning_errno(-errno, "Failed to lock %s: %m, ignoring", path);
+                        return 0;
+                }
+                n = runtime ? pread(fd, pid, sizeof(pid) - 1, 0) : 0;
                 pid[MAX(n, (ssize_t) 0)] = '\0';
                 pid[strcspn(pid, "\n")] = '\0';
                 return log_error_errno(-EBUSY,
                                        "Another storpulsed%s%s%s holds %s: refusing to start.",
                                        pid[0] ? " (pid " : "", pid, pid[0] ? ")" : "", path);
         }
-        n = snprintf(pid, sizeof(pid), "%d\n", (int) getpid());
-        if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t) n, 0) != n)
-                log_warning_errno(-errno, "Failed to write the pid to %s: %m, ignoring", path);
+        if (runtime) {
+                n = snprintf(pid, sizeof(pid), "%d\n", (int) getpid());
+                if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t) n, 0) != n)
+                        log_warning_errno(-errno, "Failed to write the pid to %s: %m, ignoring",
+                                          path);
+        }
         (void) TAKE_FD(fd); /* held until exit */
         return 0;
 }
@@ -161,8 +175,8 @@ int main(int argc, char **argv) {
         }
 
         o.listen = n_listen > 0 ? listen : NULL;
-        if (lock_dir(o.runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR) < 0 ||
-            lock_dir(o.state_dir, "STATE_DIRECTORY", PKGSTATEDIR) < 0)
+        if (lock_dir(o.runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR, true) < 0 ||
+            lock_dir(o.state_dir, "STATE_DIRECTORY", PKGSTATEDIR, false) < 0)
                 return 2;
         setup_malloc();
         r = manager_new(&o, &m);

@@ -120,6 +120,12 @@ def test_single_instance(d, conf):
        "its message names the lock file and the first daemon's pid", blog)
     ok(os.path.exists(sock) and control(sock, {"command": "status"}).get("ok") is True,
        "the first daemon is still reachable after the second exited")
+    c = subprocess.run([STORPULSED, "--root", os.path.join(lib.fixtures(), "md-raid1-recover"),
+                        "--config", conf, "--runtime-dir", os.path.join(d, "run-other"),
+                        "--state-dir", os.path.join(d, "state")],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=20)
+    ok(c.returncode == 2 and os.path.join(d, "state") in c.stderr,
+       "another runtime directory but the same state directory: refused too", c.stderr)
     a.terminate()
     ok(a.wait(10) == 0, "first daemon exits 0")
     b = start(d, conf, os.path.join(d, "c.log"))
