@@ -258,3 +258,33 @@ HttpRoute http_route(const char *path, const char **ret_arg) {
                 *ret_arg = arg;
         return r;
 }
+
+static int hex_digit(char ch) {
+        if (ch >= '0' && ch <= '9')
+                return ch - '0';
+        if (ch >= 'a' && ch <= 'f')
+                return ch - 'a' + 10;
+        if (ch >= 'A' && ch <= 'F')
+                return ch - 'A' + 10;
+        return -1;
+}
+
+size_t http_unescape_path(char *uri) {
+        char *w = uri;
+
+        for (const char *r = uri; *r; r++) {
+                if (*r == '%') {
+                        int hi = r[1] ? hex_digit(r[1]) : -1,
+                            lo = hi >= 0 && r[2] ? hex_digit(r[2]) : -1;
+                        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+                                strcpy(uri, "%"); /* never longer: the input has a '%' */
+                                return 1;
+                        }
+                        *w++ = (char) (hi * 16 + lo);
+                        r += 2;
+                } else
+                        *w++ = *r;
+        }
+        *w = '\0';
+        return (size_t) (w - uri);
+}

@@ -174,16 +174,6 @@ static enum MHD_Result reply_text(HttpServer *h, struct MHD_Connection *c, unsig
         return queue(h, c, status, resp);
 }
 
-static int hex_digit(char ch) {
-        if (ch >= '0' && ch <= '9')
-                return ch - '0';
-        if (ch >= 'a' && ch <= 'f')
-                return ch - 'a' + 10;
-        if (ch >= 'A' && ch <= 'F')
-                return ch - 'A' + 10;
-        return -1;
-}
-
 static void unref_snapshot(void *userdata) {
         snapshot_unref(userdata);
 }
@@ -219,27 +209,9 @@ static enum MHD_Result reply_asset(HttpServer *h, struct MHD_Connection *c, cons
         return queue(h, c, MHD_HTTP_OK, resp);
 }
 
-/* Percent-decoding of the request path (MHD_OPTION_UNESCAPE_CALLBACK): as MHD's own, except that
- * a path that would decode to a NUL byte (or is malformed) becomes "%", which names nothing:
- * "/index.html%00.js" must not be read as "/index.html". Returns the new length. */
+/* MHD_OPTION_UNESCAPE_CALLBACK: http_unescape_path() (http/request.h). */
 static size_t unescape_path(void *cls, struct MHD_Connection *c, char *uri) {
-        char *w = uri;
-
-        for (const char *r = uri; *r; r++) {
-                if (*r == '%') {
-                        int hi = r[1] ? hex_digit(r[1]) : -1,
-                            lo = hi >= 0 && r[2] ? hex_digit(r[2]) : -1;
-                        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-                                strcpy(uri, "%"); /* never longer: the input has a '%' */
-                                return 1;
-                        }
-                        *w++ = (char) (hi * 16 + lo);
-                        r += 2;
-                } else
-                        *w++ = *r;
-        }
-        *w = '\0';
-        return (size_t) (w - uri);
+        return http_unescape_path(uri);
 }
 
 static void auth_done(void *userdata) {

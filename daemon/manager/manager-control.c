@@ -304,7 +304,6 @@ static void do_reload(Client *cl) {
         m->http_note = NULL;
         r = manager_reload(m, &error);
         o = reply_new(r >= 0, r >= 0 ? NULL : error ?: "reload failed");
-        /* what the reload did not apply: waits for a restart, or kept the old (also logged) */
         if (o && r >= 0 && m->http_note)
                 json_object_object_add(o, "http_not_applied", json_object_new_string(m->http_note));
         (void) client_send(cl, o);
@@ -448,25 +447,19 @@ static void client_handle_line(Client *cl, const char *line, size_t len) {
                 client_refuse(cl, error);
                 return;
         }
-        if (control_command_is_admin(req.command)) {
-                if (cl->access < CONTROL_ACCESS_ADMIN) {
-                        char msg[128];
-
-                        log_notice("Control: %s from uid %u (pid %d) refused: read-only access.",
-                                   control_command_to_string(req.command), (unsigned) cl->uid,
-                                   (int) cl->pid);
-                        (void) snprintf(msg, sizeof(msg),
-                                        "permission denied: %s needs root or AdminGroup=",
-                                        control_command_to_string(req.command));
-                        (void) client_send(cl, reply_new(false, msg));
-                        control_request_done(&req);
-                        return;
-                }
-                /* every change says who made it */
+        if (control_command_is_admin(req.command) && cl->access < CONTROL_ACCESS_ADMIN) {
+                log_notice("Control: %s from uid %u (pid %d) refused: read-only access.",
+                           control_command_to_string(req.command), (unsigned) cl->uid,
+                           (int) cl->pid);
+                (void) client_send(cl, reply_new(false, "permission denied: root or AdminGroup="));
+                control_request_done(&req);
+                return;
+        }
+        if (control_command_is_admin(req.command)) /* every change says who made it */
                 log_notice("Control: %s by uid %u (pid %d).",
                            control_command_to_string(req.command), (unsigned) cl->uid,
                            (int) cl->pid);
-        } else
+        else
                 log_debug("Control: %s from uid %u (pid %d)",
                           control_command_to_string(req.command), (unsigned) cl->uid,
                           (int) cl->pid);
@@ -567,9 +560,7 @@ static int on_client_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* Whether the peer's primary or supplementary groups include the group named `name`.
- * getgrnam() here is NSS on the loop, once per connection: see the note in docs/ARCHITECTURE.md
- * (group lookups move to the config load). */
+/* Whether the peer's groups include `name` (getgrnam(): NSS on the loop, see ARCHITECTURE.md). */
 static bool peer_in_group(int fd, const struct ucred *cred, const char *name) {
         struct group *gr;
         gid_t groups[64];
@@ -663,9 +654,8 @@ static int listen_fd_from_systemd(void) {
         return -ENOENT;
 }
 
-/* A socket file someone still accepts on is never unlinked: only a stale one (ECONNREFUSED, the
- * daemon that bound it is gone) or none. The single-instance lock (manager-main.c) already keeps
- * a second daemon away; this keeps any other program's socket of that name too. */
+/* A socket someone still accepts on is never unlinked, only a stale one (ECONNREFUSED) or none:
+ * besides the single-instance lock (manager-main.c), for any other program's socket there. */
 static int unlink_stale_socket(const struct sockaddr_un *sa) {
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
@@ -708,10 +698,7 @@ int manager_control_setup(Manager *m) {
                         return log_error_errno(-errno, "Failed to create the control socket: %m");
                 r = unlink_stale_socket(&sa);
                 if (r < 0)
-                        return log_error_errno(r,
-                                               "Control socket %s is in use by a live process, "
-                                               "not replacing it: %m",
-                                               c->path);
+                        return log_error_errno(r, "Control socket %s is in use: %m", c->path);
                 if (bind(c->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
                         return log_error_errno(-errno, "Failed to bind %s: %m", c->path);
                 c->bound = true;

@@ -41,3 +41,8 @@ typedef enum HttpRoute {
 /* Route a decoded request path (no query). *ret_arg points into `path` (or at a static string).
  * Never fails: unknown paths are HTTP_ROUTE_NONE. Pure. */
 HttpRoute http_route(const char *path, const char **ret_arg);
+
+/* Percent-decoding of a request path in place: as libmicrohttpd's own, except that a path that
+ * would decode to a NUL byte (or is malformed) becomes "%", which names nothing:
+ * "/index.html%00.js" must not be read as "/index.html". Returns the new length. */
+size_t http_unescape_path(char *uri);
