@@ -44,8 +44,10 @@ static int help(FILE *f) {
 }
 
 static int run_verb(const char *name, int argc, char **argv) {
-        /* getopt prints argv[0] in its messages: make those "storpulsectl VERB: ..." too. */
-        char prog[64];
+        /* getopt prints argv[0] in its messages: make those "storpulsectl VERB: ..." too. argv[0]
+         * is the caller's argv[1], read again by ctl_finish_stdout() after this returns: the name
+         * must outlive this frame. */
+        static char prog[64];
         int routed;
 
         ctl_setup_log(name); /* "storpulsectl VERB: ..." for the daemon verbs too */

@@ -135,6 +135,11 @@ bounded 30 "$CTL" status >"$SCRATCH/status" 2>&1
 tap_ok $? "storpulsectl status"
 diag <"$SCRATCH/status"
 check "status names the volumes" grep -q "volumes" "$SCRATCH/status"
+# stdout on a full disk: the verb's name and ENOSPC (the name once pointed at a dead stack frame)
+bounded 30 "$CTL" status --json >/dev/full 2>"$SCRATCH/err"
+tap_ok $(($? == 0)) "status --json >/dev/full: exit != 0"
+check "status --json >/dev/full: names the verb and ENOSPC" grep -qx \
+        "storpulsectl status: failed to write to standard output: No space left on device" "$SCRATCH/err"
 
 bounded 60 "$CTL" probe --profile quick "$name" >"$SCRATCH/probe" 2>&1
 rc=$?
