@@ -4,6 +4,7 @@
  * the table gives and says what is wrong in the words an admin reads next to FILE:LINE. */
 
 #include <errno.h>
+#include <grp.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <syslog.h>
 
 #include "basic/parse-util.h"
+#include "http/request.h"
 #include "manager/config-internal.h"
 #include "manager/config.h"
 
@@ -271,6 +273,58 @@ int config_value_list(ParseCtx *p, const char *value, void *field, uint64_t min,
                         return -ENOMEM;
                 a[++n] = NULL;
                 s += k;
+        }
+        return 0;
+}
+
+/* A group name or number, resolved here once (NSS may be slow or remote: never per connection
+ * on the event loop) into Config.control_gid; a name that does not resolve is an error, so
+ * --check-config shows it. The field is the name; the gid sits beside it. */
+int config_value_group(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        gid_t gid = CONFIG_GID_INVALID;
+        unsigned u;
+        int r;
+
+        if (*value && safe_atou(value, &u) >= 0 && (gid_t) u != CONFIG_GID_INVALID)
+                gid = (gid_t) u;
+        else if (*value) {
+                struct group *gr = getgrnam(value);
+
+                if (!gr) {
+                        config_error(p, "unknown group '%s'", value);
+                        return -ENOENT;
+                }
+                gid = gr->gr_gid;
+        }
+        r = config_value_string(p, value, field, min, max);
+        if (r < 0)
+                return r;
+        p->c->control_gid = gid;
+        return 0;
+}
+
+/* Listen=: each word as the HTTP server will read it (ADDR:PORT, [ADDR6]:PORT, *:PORT or PORT). */
+int config_value_listen(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
+        char **old = *(char ***) field;
+        size_t n = 0;
+        int r;
+
+        while (old && old[n])
+                n++;
+        r = config_value_list(p, value, field, min, max);
+        if (r < 0)
+                return r;
+        for (char **l = *(char ***) field; l && l[n]; n++) {
+                struct sockaddr_storage ss;
+                socklen_t len;
+
+                if (http_listen_parse(l[n], &ss, &len) < 0) {
+                        config_error(p,
+                                     "invalid listen address '%s' (use ADDR:PORT, [ADDR6]:PORT, "
+                                     "*:PORT or PORT; numeric, port 0-65535)",
+                                     l[n]);
+                        return -EINVAL;
+                }
         }
         return 0;
 }

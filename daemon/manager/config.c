@@ -6,15 +6,19 @@
  * and keys, bad values and bad units are errors; nothing is applied from a file with an error. */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <ini.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "basic/parse-util.h"
 #include "manager/config-internal.h"
@@ -33,7 +37,7 @@ static const ConfigKey daemon_keys[] = {
         { "MdSafetyInterval", config_value_usec, C(md_interval_usec), SEC, DAY },
         { "ControllerPollInterval", config_value_usec, C(cli_poll_interval_usec), 10 * SEC, DAY },
         { "LogLevel", config_value_log_level, C(log_level), 0, 0 },
-        { "ControlGroup", config_value_string, C(control_group), 0, 0 },
+        { "ControlGroup", config_value_group, C(control_group), 0, 0 },
         { "AdminGroup", config_value_string, C(admin_group), 0, 0 },
         { "ShutdownTimeout", config_value_usec, C(shutdown_timeout_usec), SEC / 10, 300 * SEC },
         {},
@@ -91,7 +95,7 @@ static const ConfigKey profile_keys[] = {
 
 static const ConfigKey http_keys[] = {
         { "Enable", config_value_bool, C(http_enable), 0, 0 },
-        { "Listen", config_value_list, C(http_listen), 0, 0 },
+        { "Listen", config_value_listen, C(http_listen), 0, 0 },
         { "MaxConnections", config_value_uint, C(http_max_connections), 1, 100000 },
         { "MaxConnectionsPerAddress", config_value_uint, C(http_max_connections_ip), 1, 100000 },
         { "ConnectionMemory", config_value_bytes64, C(http_connection_memory), 8192, 16U << 20 },
@@ -157,6 +161,7 @@ int config_new_default(Config **ret) {
         c->md_interval_usec = 60 * SEC;
         c->cli_poll_interval_usec = 600 * SEC;
         c->log_level = LOG_INFO;
+        c->control_gid = CONFIG_GID_INVALID;
         c->shutdown_timeout_usec = 5 * SEC;
         c->builtin = -1;
         (void) snprintf(c->schedule_profile, sizeof(c->schedule_profile), "quick");
@@ -246,6 +251,9 @@ Config *config_free(Config *c) {
         free(c->http_tls_priorities);
         free(c->http_user);
         free(c->http_password_hash);
+        for (size_t i = 0; i < c->n_origins; i++)
+                free(c->origins[i].file);
+        free(c->origins);
         free(c);
         return NULL;
 }
@@ -299,6 +307,70 @@ bool config_volume_selected(const Config *c, const Volume *v) {
         if (c->select_paths && !match_any(c->select_paths, v->path))
                 return false;
         return !match_any(c->exclude, v->name) && !match_any(c->exclude, v->path);
+}
+
+/* ---- where each key was set ---------------------------------------------------------------- */
+
+/* Remembers FILE:LINE of the last assignment of [section] key, so an error found only when the
+ * files are combined (a profile named but defined nowhere) names the line that caused it, in
+ * whichever drop-in it sits. */
+static int origin_record(ParseCtx *p, const char *section, const char *key) {
+        Config *c = p->c;
+        ConfigOrigin *o = NULL, *a;
+
+        for (size_t i = 0; i < c->n_origins && !o; i++)
+                if (strcmp(c->origins[i].section, section) == 0 &&
+                    strcmp(c->origins[i].key, key) == 0)
+                        o = &c->origins[i];
+        if (!o) {
+                a = realloc(c->origins, (c->n_origins + 1) * sizeof(*a));
+                if (!a)
+                        return -ENOMEM;
+                c->origins = a;
+                o = &a[c->n_origins++];
+                *o = (ConfigOrigin){};
+                (void) snprintf(o->section, sizeof(o->section), "%s", section);
+                (void) snprintf(o->key, sizeof(o->key), "%s", key);
+        }
+        if (!o->file || strcmp(o->file, p->file) != 0) {
+                char *f = strdup(p->file);
+
+                if (!f)
+                        return -ENOMEM;
+                free(o->file);
+                o->file = f;
+        }
+        o->line = p->line;
+        o->seq = ++c->origin_seq;
+        return 0;
+}
+
+/* Points p at the most recent assignment among [section] keys... (NULL-terminated; no key at all:
+ * any key of the section); p stays at "MAINFILE:0" when none of them was set in a file. */
+static void origin_at(ParseCtx *p, const char *section, ...) {
+        const ConfigOrigin *best = NULL;
+        const char *k;
+        va_list ap;
+
+        va_start(ap, section);
+        k = va_arg(ap, const char *);
+        for (size_t i = 0; i < p->c->n_origins; i++) {
+                const ConfigOrigin *o = &p->c->origins[i];
+                bool match = strcmp(o->section, section) == 0 && !k;
+                va_list aq;
+
+                va_copy(aq, ap);
+                for (const char *x = k; x && !match; x = va_arg(aq, const char *))
+                        match = strcmp(o->section, section) == 0 && strcmp(o->key, x) == 0;
+                va_end(aq);
+                if (match && (!best || o->seq > best->seq))
+                        best = o;
+        }
+        va_end(ap);
+        if (best) {
+                p->file = best->file;
+                p->line = best->line;
+        }
 }
 
 /* ---- inih glue ---------------------------------------------------------------------------- */
@@ -370,6 +442,8 @@ static int handler(void *user, const char *section, const char *name, const char
                 if (strcmp(k->key, name) == 0) {
                         int r = k->parse(p, value, (char *) base + k->offset, k->min, k->max);
 
+                        if (r >= 0)
+                                r = origin_record(p, section, name);
                         if (r == -ENOMEM)
                                 config_error(p, "out of memory");
                         return r < 0 ? 0 : 1;
@@ -382,37 +456,25 @@ static int handler(void *user, const char *section, const char *name, const char
 static char *reader(char *str, int num, void *stream) {
         ParseCtx *p = stream;
 
-        if (p->f) {
-                if (!fgets(str, num, p->f))
-                        return NULL;
-        } else {
-                size_t k;
+        size_t k;
 
-                if (!p->str || !*p->str)
-                        return NULL;
-                k = strcspn(p->str, "\n");
-                if (p->str[k] == '\n')
-                        k++;
-                if (k > (size_t) num - 1)
-                        k = (size_t) num - 1;
-                memcpy(str, p->str, k);
-                str[k] = 0;
-                p->str += k;
-        }
+        if (!p->str || !*p->str)
+                return NULL;
+        k = strcspn(p->str, "\n");
+        if (p->str[k] == '\n')
+                k++;
+        if (k > (size_t) num - 1)
+                k = (size_t) num - 1;
+        memcpy(str, p->str, k);
+        str[k] = 0;
+        p->str += k;
         p->line++;
         /* inih hands us INI_MAX_LINE bytes at a time: a longer line would come back as a second,
          * bogus line with a wrong number. Refuse it here, at its own line. */
         if (!strchr(str, '\n') && strlen(str) >= (size_t) num - 1) {
-                int c;
-
-                if (p->f)
-                        while ((c = fgetc(p->f)) != EOF && c != '\n')
-                                ;
-                else if (p->str) {
-                        p->str += strcspn(p->str, "\n");
-                        if (*p->str == '\n')
-                                p->str++;
-                }
+                p->str += strcspn(p->str, "\n");
+                if (*p->str == '\n')
+                        p->str++;
                 config_error(p, "line too long (at most %d bytes; repeat a list key to append)",
                              num - 2);
                 str[0] = 0;
@@ -424,22 +486,27 @@ static int validate(ParseCtx *p) {
         Config *c = p->c;
 
         if (!config_get_profile(c, c->schedule_profile)) {
+                origin_at(p, "Schedule", "Profile", NULL);
                 config_error(p, "[Schedule] Profile=%s names no profile", c->schedule_profile);
                 return -EINVAL;
         }
         if (!config_get_profile(c, c->rebuild_profile)) {
+                origin_at(p, "Probe", "RebuildProfile", NULL);
                 config_error(p, "[Probe] RebuildProfile=%s names no profile", c->rebuild_profile);
                 return -EINVAL;
         }
         if (!config_get_profile(c, c->deferral_profile)) {
+                origin_at(p, "Probe", "DeferralProfile", NULL);
                 config_error(p, "[Probe] DeferralProfile=%s names no profile", c->deferral_profile);
                 return -EINVAL;
         }
         if (c->retry_delay_max_usec < c->retry_delay_usec) {
+                origin_at(p, "Probe", "RetryDelay", "RetryDelayMax", NULL);
                 config_error(p, "[Probe] RetryDelayMax= is shorter than RetryDelay=");
                 return -EINVAL;
         }
         if (c->detect_min_samples > c->detect_window) {
+                origin_at(p, "Detection", "MinSamples", "BaselineWindow", NULL);
                 config_error(p, "[Detection] MinSamples=%u exceeds BaselineWindow=%u",
                              c->detect_min_samples, c->detect_window);
                 return -EINVAL;
@@ -449,14 +516,18 @@ static int validate(ParseCtx *p) {
 
                 config_perf_monitor_config(c, &pc);
                 if (perf_monitor_config_validate(&pc) < 0) {
+                        origin_at(p, "Detection", NULL);
                         config_error(p, "[Detection]: invalid combination of values");
                         return -EINVAL;
                 }
         }
         for (size_t i = 0; i < c->n_profiles; i++) {
                 ProbeParam bad;
+                char sec[64];
 
                 if (probe_params_validate(&c->profiles[i].params, &bad) < 0) {
+                        (void) snprintf(sec, sizeof(sec), "Profile %s", c->profiles[i].name);
+                        origin_at(p, sec, NULL);
                         config_error(p, "[Profile %s]: invalid parameter %s", c->profiles[i].name,
                                      probe_param_to_string(bad));
                         return -EINVAL;
@@ -482,8 +553,8 @@ static int validate_all(Config *c, const char *file, char **ret_error) {
         return r < 0 ? ctx_finish(&p, r, ret_error) : 0;
 }
 
-static int parse_one(Config *c, const char *name, FILE *f, const char *text, char **ret_error) {
-        ParseCtx p = { .c = c, .file = name, .f = f, .str = text };
+static int parse_one(Config *c, const char *name, const char *text, char **ret_error) {
+        ParseCtx p = { .c = c, .file = name, .str = text };
         int r;
 
         r = ini_parse_stream(reader, &p, handler, &p);
@@ -498,27 +569,95 @@ static int parse_one(Config *c, const char *name, FILE *f, const char *text, cha
 }
 
 int config_parse_string(Config *c, const char *name, const char *text, char **ret_error) {
-        int r = parse_one(c, name, NULL, text, ret_error);
+        int r = parse_one(c, name, text, ret_error);
 
         if (r < 0)
                 return r;
         return validate_all(c, name, ret_error);
 }
 
-static int parse_file(Config *c, const char *path, bool must_exist, char **ret_error) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+/* The whole of a config file, refused unless it is a regular file of at most CONFIG_FILE_MAX
+ * bytes without a NUL byte (a directory, a FIFO, /dev/zero or a truncated binary is a mistake,
+ * never an empty or endless config). *ret_error gets "FILE:LINE: message". */
+static int read_config_file(const char *path, char **ret, char **ret_error) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        const char *why = NULL;
+        struct stat st;
+        size_t size = 0;
+        unsigned line = 0;
+        int r = 0;
 
-        if (!f) {
-                int r = -errno;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode)) {
+                why = S_ISDIR(st.st_mode) ? "is a directory, not a config file"
+                                          : "not a regular file";
+                r = -EINVAL;
+        } else if (st.st_size > CONFIG_FILE_MAX)
+                r = -EFBIG;
+        if (r >= 0) {
+                buf = malloc(CONFIG_FILE_MAX + 2);
+                if (!buf)
+                        return -ENOMEM;
+                while (size <= CONFIG_FILE_MAX) {
+                        ssize_t n = read(fd, buf + size, CONFIG_FILE_MAX + 1 - size);
 
-                if (r == -ENOENT && !must_exist)
-                        return 0;
-                if (ret_error &&
-                    asprintf(ret_error, "%s:0: cannot open: %s", path, strerror(-r)) < 0)
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n < 0)
+                                return -errno;
+                        if (n == 0)
+                                break;
+                        size += (size_t) n;
+                }
+                if (size > CONFIG_FILE_MAX)
+                        r = -EFBIG; /* grew since fstat() */
+        }
+        if (r == -EFBIG)
+                why = "too large (at most 1 MiB)";
+        if (r >= 0) {
+                const char *nul = memchr(buf, 0, size);
+
+                if (nul) {
+                        line = 1;
+                        for (const char *q = buf; q < nul; q++)
+                                line += *q == '\n';
+                        why = "NUL byte in the text (not a text file?)";
+                        r = -EBADMSG;
+                }
+        }
+        if (r < 0) {
+                if (ret_error && asprintf(ret_error, "%s:%u: %s", path, line, why) < 0)
                         *ret_error = NULL;
                 return r;
         }
-        return parse_one(c, path, f, NULL, ret_error);
+        buf[size] = 0;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+static int parse_file(Config *c, const char *path, bool must_exist, char **ret_error) {
+        _cleanup_free_ char *text = NULL;
+        char *error = NULL;
+        int r;
+
+        r = read_config_file(path, &text, &error);
+        if (r < 0) {
+                if (r == -ENOENT && !must_exist)
+                        return 0;
+                if (!error && asprintf(&error, "%s:0: cannot open: %s", path, strerror(-r)) < 0)
+                        error = NULL;
+                if (ret_error)
+                        *ret_error = error;
+                else
+                        free(error);
+                return r;
+        }
+        return parse_one(c, path, text, ret_error);
 }
 
 int config_load(const char *path, bool must_exist, Config **ret, char **ret_error) {

@@ -42,8 +42,7 @@ struct ParseCtx {
         char seen[64][48];
         size_t n_seen;
         char last_section[48];
-        FILE *f;         /* the stream inih reads through our reader */
-        const char *str; /* or the string */
+        const char *str; /* the rest of the text inih reads through our reader */
 };
 
 void config_error(ParseCtx *p, const char *format, ...) _printf_(2, 3);
@@ -62,4 +61,6 @@ int config_value_name(ParseCtx *p, const char *value, void *field, uint64_t min,
 int config_value_string(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
 void config_strv_free(char **l);
 int config_value_list(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
+int config_value_group(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
+int config_value_listen(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
 int config_value_kinds(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);

@@ -26,6 +26,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "basic/macro.h"
 #include "basic/time-util.h"
@@ -35,6 +36,17 @@
 
 #define CONFIG_PROFILES_MAX     32
 #define CONFIG_PROFILE_NAME_MAX 32
+#define CONFIG_FILE_MAX         (1024 * 1024) /* bytes; a larger file is refused */
+#define CONFIG_GID_INVALID      ((gid_t) -1)
+
+/* Where a key was last assigned (for errors found only once every file is read). */
+typedef struct ConfigOrigin {
+        char section[48];
+        char key[48];
+        char *file;
+        unsigned line;
+        unsigned seq; /* assignment order over all files */
+} ConfigOrigin;
 
 typedef struct Profile {
         char name[CONFIG_PROFILE_NAME_MAX];
@@ -50,6 +62,7 @@ typedef struct Config {
         usec_t cli_poll_interval_usec; /* ControllerPollInterval=: vendor CLIs (0 = never) */
         int log_level;                 /* LogLevel=: syslog level */
         char *control_group;           /* ControlGroup=: read-only commands on the socket */
+        gid_t control_gid; /* ControlGroup= resolved at load (a name must exist), or INVALID */
         char *admin_group;             /* AdminGroup=: every command (besides root, our uid) */
         usec_t shutdown_timeout_usec;  /* ShutdownTimeout=: wait for probes at exit, at most */
 
@@ -114,6 +127,10 @@ typedef struct Config {
 
         Profile profiles[CONFIG_PROFILES_MAX];
         size_t n_profiles;
+
+        ConfigOrigin *origins; /* every key set by a file, for cross-key errors */
+        size_t n_origins;
+        unsigned origin_seq;
 } Config;
 
 /* The passive statistics tick by default (StatisticsInterval=). */

@@ -44,7 +44,7 @@ static void test_good(void) {
                            "RescanInterval=2min\n"
                            "DmRaidPollInterval = 500ms\n"
                            "LogLevel=debug\n"
-                           "ControlGroup=storpulse\n"
+                           "ControlGroup=daemon\n"
                            "[Schedule]\n"
                            "Builtin=yes\n"
                            "Profile=nightly\n"
@@ -75,7 +75,8 @@ static void test_good(void) {
         is_u64(c->rescan_interval_usec, 120 * USEC_PER_SEC, "2min");
         is_u64(c->dm_poll_interval_usec, 500 * USEC_PER_MSEC, "500ms");
         is_int(c->log_level, 7, "debug");
-        is_str(c->control_group, "storpulse", "group");
+        is_str(c->control_group, "daemon", "group");
+        is_int((int) c->control_gid, 1, "group resolved at load (daemon is gid 1 in Debian's base-passwd)");
         is_int(c->builtin, 1, "Builtin=yes");
         is_u64(c->schedule_interval_usec, 3600 * USEC_PER_SEC, "1h");
         is_u64(c->foreign_threshold_bytes, 64ULL << 20, "64M");
@@ -153,17 +154,38 @@ static void test_bad(void) {
         check_error("[Probe]\nMaxDeferral=500ms\n",
                     "test.conf:2: time span '500ms' out of range (1s..3.15e+07s)");
         check_error("[Probe]\nDeferralProfile=nosuch\n",
-                    "test.conf:0: [Probe] DeferralProfile=nosuch names no profile");
+                    "test.conf:2: [Probe] DeferralProfile=nosuch names no profile");
         check_error("[Schedule]\nProfile=nosuch\n",
-                    "test.conf:0: [Schedule] Profile=nosuch names no profile");
+                    "test.conf:2: [Schedule] Profile=nosuch names no profile");
         check_error("[Profile bad/name]\nTimeout=5s\n",
                     "test.conf:2: invalid name 'bad/name' (letters, digits, -_. up to 31)");
         check_error("[Profile x]\nSequentialBlockSize=100\n",
                     "test.conf:2: size '100' out of range (512..1073741824 bytes)");
+        check_error("[Daemon]\nControlGroup=nosuchgroup\n",
+                    "test.conf:2: unknown group 'nosuchgroup'");
+        check_error("[HTTP]\nListen=127.0.0.1:9977 999.1.1.1:99999\n",
+                    "test.conf:2: invalid listen address '999.1.1.1:99999' (use ADDR:PORT, "
+                    "[ADDR6]:PORT, *:PORT or PORT; numeric, port 0-65535)");
+        check_error("[HTTP]\nListen=localhost\n",
+                    "test.conf:2: invalid listen address 'localhost' (use ADDR:PORT, [ADDR6]:PORT, "
+                    "*:PORT or PORT; numeric, port 0-65535)");
+        check_error("[HTTP]\n\nListen=1.2.3.4:80\nListen=localhost:80\n",
+                    "test.conf:4: invalid listen address 'localhost:80' (use ADDR:PORT, "
+                    "[ADDR6]:PORT, *:PORT or PORT; numeric, port 0-65535)");
 }
 
 static void test_long_line(void) {
         char text[600], *e;
+
+        /* 198 bytes: "Name=" and 193 more (the limit the sample config states) */
+        (void) snprintf(text, sizeof(text), "[Volumes]\nName=%0193d\nKind=md\n", 0);
+        e = parse_error(text);
+        ok(!e, "a line of 198 bytes is accepted: %s", e ?: "ok");
+        free(e);
+        (void) snprintf(text, sizeof(text), "[Volumes]\nName=%0194d\nKind=md\n", 0);
+        e = parse_error(text);
+        ok(e && strstr(e, "test.conf:2: line too long"), "a line of 199 bytes is refused");
+        free(e);
 
         (void) snprintf(text, sizeof(text), "[Volumes]\nName=%0300d\nKind=md\n", 0);
         e = parse_error(text);
@@ -219,6 +241,81 @@ static void test_files(void) {
                 is_str(error, want, "drop-in error names its file and line");
         }
         free(error);
+        (void) unlink(dropin);
+        (void) snprintf(dropin, sizeof(dropin), "%s.d", path);
+        (void) rmdir(dropin);
+        (void) unlink(path);
+        (void) rmdir(dir);
+}
+
+/* config_load(path) fails with exactly the message `want`, and gives no Config. */
+static void check_load_error(const char *path, const char *want, const char *what) {
+        Config *c = NULL;
+        char *error = NULL;
+
+        ok(config_load(path, true, &c, &error) < 0 && !c, "%s: refused", what);
+        is_str(error, want, "%s: the message", what);
+        free(error);
+        config_free(c);
+}
+
+static void write_text(const char *path, const char *text, size_t n) {
+        FILE *f = fopen(path, "we");
+
+        if (f) {
+                fwrite(text, 1, n, f);
+                fclose(f);
+        }
+}
+
+/* Files that are no config: each refused with FILE:LINE, never read as empty or endless. */
+static void test_not_config_files(void) {
+        char dir[] = "/tmp/test-config-XXXXXX", path[256], dropin[300], want[700];
+        char *big;
+
+        if (!mkdtemp(dir)) {
+                ok(0, "mkdtemp");
+                return;
+        }
+        (void) snprintf(want, sizeof(want), "%s:0: is a directory, not a config file", dir);
+        check_load_error(dir, want, "a directory as the config file");
+        check_load_error("/dev/zero", "/dev/zero:0: not a regular file",
+                         "/dev/zero as the config file");
+        (void) snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+        (void) mkfifo(path, 0600);
+        (void) snprintf(want, sizeof(want), "%s:0: not a regular file", path);
+        check_load_error(path, want, "a FIFO without a writer");
+        (void) unlink(path);
+
+        (void) snprintf(path, sizeof(path), "%s/storpulse.conf", dir);
+        write_text(path, "[Probe]\nMaxRetries=3\0garbage\n", 29);
+        (void) snprintf(want, sizeof(want), "%s:2: NUL byte in the text (not a text file?)", path);
+        check_load_error(path, want, "MaxRetries=3\\0garbage");
+
+        big = malloc(CONFIG_FILE_MAX + 2);
+        if (big) {
+                memset(big, '#', CONFIG_FILE_MAX + 1);
+                big[CONFIG_FILE_MAX] = '\n';
+                write_text(path, big, CONFIG_FILE_MAX + 1);
+                free(big);
+        }
+        (void) snprintf(want, sizeof(want), "%s:0: too large (at most 1 MiB)", path);
+        check_load_error(path, want, "a file over 1 MiB");
+
+        /* a drop-in that is a FIFO, and a cross-key error that sits in a drop-in */
+        write_text(path, "[Daemon]\nRescanInterval=1min\n", 29);
+        (void) snprintf(dropin, sizeof(dropin), "%s.d", path);
+        (void) mkdir(dropin, 0755);
+        (void) snprintf(dropin, sizeof(dropin), "%s.d/10-fifo.conf", path);
+        (void) mkfifo(dropin, 0600);
+        (void) snprintf(want, sizeof(want), "%s:0: not a regular file", dropin);
+        check_load_error(path, want, "a FIFO drop-in");
+        (void) unlink(dropin);
+        (void) snprintf(dropin, sizeof(dropin), "%s.d/20-sched.conf", path);
+        write_text(dropin, "# nightly\n[Schedule]\nProfile=nightly\n", 37);
+        (void) snprintf(want, sizeof(want), "%s:3: [Schedule] Profile=nightly names no profile",
+                        dropin);
+        check_load_error(path, want, "a cross-key error in a drop-in");
         (void) unlink(dropin);
         (void) snprintf(dropin, sizeof(dropin), "%s.d", path);
         (void) rmdir(dropin);
@@ -357,7 +454,7 @@ static void test_detection(void) {
         check_error("[Detection]\nStatisticsInterval=100ms\n",
                     "test.conf:2: time span '100ms' out of range (0.5s..3.6e+03s)");
         check_error("[Detection]\nMinSamples=20\nBaselineWindow=10\n",
-                    "test.conf:0: [Detection] MinSamples=20 exceeds BaselineWindow=10");
+                    "test.conf:3: [Detection] MinSamples=20 exceeds BaselineWindow=10");
         check_error("[Detection]\nDetect=yes\n",
                     "test.conf:2: unknown key 'Detect' in section [Detection]");
 }
@@ -369,5 +466,6 @@ int main(void) {
         test_bad();
         test_long_line();
         test_files();
+        test_not_config_files();
         return tap_done();
 }
