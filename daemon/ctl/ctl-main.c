@@ -65,6 +65,7 @@ static int run_verb(const char *name, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+        const char *verb;
         bool verbose = false;
         int code;
 
@@ -95,6 +96,7 @@ int main(int argc, char **argv) {
         }
         if (verbose)
                 ctl_set_verbose(true); /* every verb's own --verbose does the same */
-        code = run_verb(argv[1], argc - 1, argv + 1);
-        return ctl_finish_stdout(argv[1], code);
+        verb = argv[1]; /* run_verb() points argv[1] at "storpulsectl VERB" for getopt */
+        code = run_verb(verb, argc - 1, argv + 1);
+        return ctl_finish_stdout(verb, code);
 }
