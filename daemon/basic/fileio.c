@@ -3,6 +3,7 @@
  * their content, so we read until EOF rather than trusting st_size. State files are replaced
  * atomically (temp + fsync + rename) so a crash never leaves half a file. */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -148,4 +149,45 @@ int write_file_atomic_at(int dir_fd, const char *path, const void *data, size_t 
 out_unlink:
         (void) unlinkat(dir_fd, tmp, 0);
         return r;
+}
+
+void unlink_stale_temps_at(int dir_fd, const char *path) {
+        _cleanup_free_ char *prefix = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        DIR *d;
+
+        if (strchr(path, '/'))
+                return; /* only files directly in dir_fd */
+        if (asprintf(&prefix, "%s.tmp.", path) < 0)
+                return;
+        fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        d = fdopendir(fd);
+        if (!d)
+                return;
+        fd = -EBADF; /* owned by d now */
+        for (struct dirent *de; (de = readdir(d));)
+                if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+                        (void) unlinkat(dirfd(d), de->d_name, 0);
+        (void) closedir(d);
+}
+
+int rename_aside_at(int dir_fd, const char *path, const char *suffix, char **ret_name) {
+        for (unsigned i = 0; i < 1000; i++) {
+                _cleanup_free_ char *aside = NULL;
+                int n = i == 0 ? asprintf(&aside, "%s.%s", path, suffix)
+                               : asprintf(&aside, "%s.%s.%u", path, suffix, i);
+
+                if (n < 0)
+                        return -ENOMEM;
+                if (renameat2(dir_fd, path, dir_fd, aside, RENAME_NOREPLACE) >= 0) {
+                        if (ret_name)
+                                *ret_name = TAKE_PTR(aside);
+                        return 0;
+                }
+                if (errno != EEXIST)
+                        return -errno;
+        }
+        return -EEXIST;
 }

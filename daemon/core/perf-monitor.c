@@ -123,6 +123,17 @@ int perf_monitor_save(PerfMonitor *pm, int state_dir_fd, const char *file, bool 
         return 1;
 }
 
+bool perf_monitor_take_dirty(PerfMonitor *pm) {
+        bool d = pm->dirty;
+
+        pm->dirty = false;
+        return d;
+}
+
+void perf_monitor_set_dirty(PerfMonitor *pm) {
+        pm->dirty = true;
+}
+
 const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) {
         return pm->set;
 }

@@ -33,6 +33,7 @@ struct ManagerPerf {
         PerfMonitor *pm;
         sd_event_source *tick;
         int state_fd;
+        StateWriter *writer; /* baselines.json off the loop */
         bool in_hook, pending;
         uint64_t seen_runs;
         usec_t last_save_usec;
@@ -76,17 +77,37 @@ static void on_perf_event(const PerfEvent *e, void *userdata) {
         manager_event(p->m, t, e->volume, e->member, (char *const *) e->fields, "%s", e->message);
 }
 
+static void on_saved(StateWriter *w, int r, void *userdata) {
+        ManagerPerf *p = userdata;
+
+        if (r < 0)
+                perf_monitor_set_dirty(p->pm); /* written with the next round or at exit */
+        manager_state_save_result(p->m, BASELINE_STORE_FILE, &p->m->baseline_error, r);
+        if (p->m->changed)
+                manager_publish(p->m);
+}
+
+/* Serializes the baselines on the loop; p->writer's thread writes the file. */
 static void save(ManagerPerf *p, bool force) {
+        char *text = NULL;
         int r;
 
         if (p->state_fd < 0)
                 return;
-        r = perf_monitor_save(p->pm, p->state_fd, BASELINE_STORE_FILE, force);
-        if (r < 0)
-                log_warning_errno(r, "Failed to save the baselines to %s/%s: %m, ignoring",
-                                  p->m->state_dir, BASELINE_STORE_FILE);
-        else
-                p->last_save_usec = now(CLOCK_MONOTONIC);
+        if (!perf_monitor_take_dirty(p->pm) && !force)
+                return;
+        r = baseline_store_format(perf_monitor_baselines(p->pm), &text);
+        if (r >= 0 && !p->writer)
+                r = state_writer_new(p->m->event, p->state_fd, BASELINE_STORE_FILE, on_saved, p,
+                                     &p->writer);
+        if (r >= 0)
+                r = state_writer_submit(p->writer, TAKE_PTR(text));
+        free(text);
+        if (r < 0) {
+                perf_monitor_set_dirty(p->pm);
+                manager_state_save_result(p->m, BASELINE_STORE_FILE, &p->m->baseline_error, r);
+        }
+        p->last_save_usec = now(CLOCK_MONOTONIC);
 }
 
 static Seen *seen_get(ManagerPerf *p, const char *name) {
@@ -277,18 +298,28 @@ int manager_perf_setup(Manager *m) {
         else {
                 r = perf_monitor_load(p->pm, p->state_fd, BASELINE_STORE_FILE);
                 if (r == -EBADMSG)
-                        log_warning("%s/%s does not parse; kept as %s.corrupt, learning afresh",
+                        log_warning("%s/%s is damaged; kept aside as %s.corrupt (or .corrupt.N), "
+                                    "learning afresh",
                                     m->state_dir, BASELINE_STORE_FILE, BASELINE_STORE_FILE);
+                else if (r == -EPROTONOSUPPORT)
+                        log_warning("%s/%s is of a newer version: left as it is, baselines are "
+                                    "not saved while it is there",
+                                    m->state_dir, BASELINE_STORE_FILE);
                 else if (r < 0)
-                        log_warning_errno(r, "Failed to load %s/%s: %m; learning afresh, ignoring",
+                        log_warning_errno(r,
+                                          "Failed to load %s/%s: %m; learning afresh, the file "
+                                          "is left as it is and baselines are not saved",
                                           m->state_dir, BASELINE_STORE_FILE);
                 else
                         log_debug("Loaded %zu baselines from %s/%s",
                                   perf_monitor_baselines(p->pm)->n, m->state_dir,
                                   BASELINE_STORE_FILE);
-                /* A file of another version must not be overwritten by this one. */
-                if (r == -EPROTONOSUPPORT)
+                /* A file of another version, or one that could not be read, must not be
+                 * overwritten by this one: the daemon runs without persisting, and says so. */
+                if (r < 0 && r != -EBADMSG) {
+                        m->baseline_error = r;
                         p->state_fd = safe_close(p->state_fd);
+                }
         }
         /* a twentieth of slack, so the tick wakes the loop together with its other slow timers */
         r = sd_event_add_time_relative(m->event, &p->tick, CLOCK_MONOTONIC,
@@ -333,6 +364,11 @@ void manager_perf_free(Manager *m) {
         if (!p)
                 return;
         save(p, false);
+        if (state_writer_flush(p->writer, p->m->config->shutdown_timeout_usec) < 0)
+                log_warning("%s/%s: the last save did not finish within ShutdownTimeout=, "
+                            "exiting without it",
+                            p->m->state_dir, BASELINE_STORE_FILE);
+        p->writer = state_writer_free(p->writer);
         p->tick = sd_event_source_disable_unref(p->tick);
         p->watch = sd_event_source_disable_unref(p->watch);
         p->pm = perf_monitor_free(p->pm);
@@ -359,6 +395,18 @@ int manager_perf_control(Manager *m, const ControlRequest *req, json_object **re
         }
         switch (req->command) {
         case CONTROL_BASELINE_RESET:
+                /* a reset that cannot be saved would come back at the next start */
+                r = p->state_fd < 0                                     ? -ENOENT
+                    : m->baseline_error < 0                             ? m->baseline_error
+                    : faccessat(p->state_fd, ".", W_OK, AT_EACCESS) < 0 ? -errno
+                                                                        : 0;
+                if (r < 0) {
+                        snprintf(error, error_size,
+                                 "baselines cannot be saved to %s (%s): a reset would not "
+                                 "survive a restart",
+                                 m->state_dir, strerror(-r));
+                        return -EROFS;
+                }
                 r = perf_monitor_reset(p->pm, m->inventory, req->volumes[0], now(CLOCK_REALTIME));
                 if (r < 0)
                         return r;

@@ -65,8 +65,22 @@ int manager_status_line(const Manager *m, char *buf, size_t size) {
                         (void) strftime(next, sizeof(next), "%Y-%m-%d %H:%M:%S", &tm);
         } else if (!m->schedule_timer)
                 (void) snprintf(next, sizeof(next), "on request");
-        return snprintf(buf, size, "%zu volumes, %u problem%s, next probe: %s", n_visible,
-                        m->n_problems, m->n_problems == 1 ? "" : "s", next);
+        return snprintf(buf, size, "%zu volumes, %u problem%s, next probe: %s%s%s", n_visible,
+                        m->n_problems, m->n_problems == 1 ? "" : "s", next,
+                        manager_state_unsaved(m) ? "; state not saved: " : "",
+                        manager_state_unsaved(m) ? manager_state_unsaved(m) : "");
+}
+
+const char *manager_state_unsaved(const Manager *m) {
+        if (m->state_refused)
+                return "probes.json is kept for a newer version";
+        if (m->state_error < 0)
+                return strerror(-m->state_error);
+        if (m->baseline_error == -EPROTONOSUPPORT)
+                return "baselines.json is kept for a newer version";
+        if (m->baseline_error < 0)
+                return strerror(-m->baseline_error);
+        return NULL;
 }
 
 static void manager_notify_status(Manager *m) {
@@ -227,57 +241,115 @@ static void restore_record(const ManagerVolume *f, void *userdata) {
                         break;
 }
 
+/* probes.json at start: stale temps of a killed daemon removed; a damaged file (truncated,
+ * garbage, over the size limit) renamed aside, never overwritten; a newer version's file left in
+ * place and not written to at all (m->state_refused), so a downgrade loses nothing. */
 void manager_state_load(Manager *m) {
-        _cleanup_free_ char *text = NULL;
+        _cleanup_free_ char *text = NULL, *aside = NULL;
         _cleanup_close_ int fd = -EBADF;
         const char *error = NULL;
+        unsigned skipped = 0;
         size_t n = 0;
         int r;
 
         fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return; /* no state yet */
+        unlink_stale_temps_at(fd, STATE_FILE_NAME);
         r = read_full_file_at(fd, STATE_FILE_NAME, &text, &n);
         if (r == -ENOENT)
                 return;
-        if (r < 0) {
-                log_warning_errno(r, "Failed to read %s/%s: %m, starting without it", m->state_dir,
-                                  STATE_FILE_NAME);
+        if (r == -EFBIG)
+                error = "larger than any state file this daemon writes";
+        else if (r < 0) {
+                m->state_refused = true; /* unreadable is not empty: never overwritten */
+                log_warning_errno(r,
+                                  "Failed to read %s/%s: %m, starting without it; it is left as "
+                                  "it is and probe records are not saved",
+                                  m->state_dir, STATE_FILE_NAME);
                 return;
-        }
-        r = state_file_parse(text, n, restore_record, m, &error);
-        if (r < 0)
+        } else
+                r = state_file_parse(text, n, restore_record, m, &skipped, &error);
+        if (r == -EPROTONOSUPPORT) {
+                m->state_refused = true;
+                log_warning("%s/%s is of a newer version: left as it is, probe records are not "
+                            "saved while it is there",
+                            m->state_dir, STATE_FILE_NAME);
+        } else if (r == -EBADMSG || r == -EFBIG) {
+                r = rename_aside_at(fd, STATE_FILE_NAME, "corrupt", &aside);
+                if (r < 0) {
+                        m->state_refused = true; /* not overwritten either */
+                        log_warning_errno(r,
+                                          "%s/%s: %s, and it cannot be kept aside (%m): left as "
+                                          "it is, probe records are not saved",
+                                          m->state_dir, STATE_FILE_NAME, error);
+                } else
+                        log_warning("%s/%s: %s; kept as %s/%s, starting without it", m->state_dir,
+                                    STATE_FILE_NAME, error, m->state_dir, aside);
+        } else if (r < 0)
                 log_warning("%s/%s: %s, starting without it", m->state_dir, STATE_FILE_NAME,
                             error ?: strerror(-r));
-        else
+        else {
+                if (skipped > 0)
+                        log_warning("%s/%s: %u volume or history entries of the wrong type "
+                                    "dropped, ignoring",
+                                    m->state_dir, STATE_FILE_NAME, skipped);
                 log_debug("Restored the probe records of %d volumes from %s/%s", r, m->state_dir,
                           STATE_FILE_NAME);
+        }
 }
 
+void manager_state_save_result(Manager *m, const char *file, int *error, int r) {
+        if (r < 0)
+                m->n_save_errors++;
+        /* read-only or full: the daemon goes on, the records stay in memory; said once */
+        if (r < 0 && r != *error)
+                log_warning_errno(r, "Failed to save the %s to %s/%s: %m, ignoring",
+                                  strcmp(file, STATE_FILE_NAME) == 0 ? "probe records"
+                                                                     : "baselines",
+                                  m->state_dir, file);
+        else if (r >= 0 && *error < 0)
+                log_info("%s/%s saved again.", m->state_dir, file);
+        if (r < 0 || *error < 0)
+                m->changed |= MANAGER_CHANGED_STATE; /* status and /metrics show it */
+        *error = r < 0 ? r : 0;
+}
+
+static void on_state_saved(StateWriter *w, int r, void *userdata) {
+        Manager *m = userdata;
+
+        manager_state_save_result(m, STATE_FILE_NAME, &m->state_error, r);
+        if (m->changed)
+                manager_publish(m);
+}
+
+/* Serializes the records on the loop; the file is written by m->state_writer's thread. */
 void manager_state_save(Manager *m) {
-        json_object *doc = NULL;
         _cleanup_close_ int fd = -EBADF;
-        const char *text;
+        json_object *doc = NULL;
+        char *text = NULL;
         int r;
 
+        if (m->state_refused)
+                return;
         r = state_file_build(m, &doc);
         if (r >= 0) {
-                (void) mkdir(m->state_dir, 0755);
-                fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                r = fd < 0 ? -errno : 0;
-        }
-        if (r >= 0) {
-                text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-                r = write_file_atomic_at(fd, STATE_FILE_NAME, text, strlen(text));
+                text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+                r = text ? 0 : -ENOMEM;
         }
         json_object_put(doc);
-        /* read-only or full: the daemon goes on, the records stay in memory; said once */
-        if (r < 0 && r != m->state_error)
-                log_warning_errno(r, "Failed to save the probe records to %s/%s: %m, ignoring",
-                                  m->state_dir, STATE_FILE_NAME);
-        else if (r >= 0 && m->state_error < 0)
-                log_info("Probe records saved to %s/%s again.", m->state_dir, STATE_FILE_NAME);
-        m->state_error = r < 0 ? r : 0;
+        if (r >= 0 && !m->state_writer) {
+                (void) mkdir(m->state_dir, 0755);
+                fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                r = fd < 0 ? -errno
+                           : state_writer_new(m->event, fd, STATE_FILE_NAME, on_state_saved, m,
+                                              &m->state_writer);
+        }
+        if (r >= 0)
+                r = state_writer_submit(m->state_writer, TAKE_PTR(text));
+        free(text);
+        if (r < 0)
+                manager_state_save_result(m, STATE_FILE_NAME, &m->state_error, r);
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -601,6 +673,12 @@ int manager_run(Manager *m) {
                 return log_error_errno(r, "Event loop failed: %m");
         manager_probe_shutdown(m);
         manager_state_save(m);
+        /* bounded: a state directory on a hung disk must not hold the exit (the temp file of an
+         * abandoned write is removed at the next start) */
+        if (state_writer_flush(m->state_writer, m->config->shutdown_timeout_usec) < 0)
+                log_warning("%s/%s: the last save did not finish within ShutdownTimeout=, "
+                            "exiting without it",
+                            m->state_dir, STATE_FILE_NAME);
         return 0;
 }
 
@@ -608,6 +686,7 @@ Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         manager_http_free(m); /* first: its thread reads nothing of ours, but stop serving */
+        m->state_writer = state_writer_free(m->state_writer);
         manager_control_free(m);
         m->reaper_in_use = manager_cli_free(m);
         manager_perf_free(m);

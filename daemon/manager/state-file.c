@@ -186,10 +186,11 @@ static bool sample_parse(json_object *o, ManagerProbeSample *s) {
 }
 
 int state_file_parse(const char *text, size_t size, StateFileRestore restore, void *userdata,
-                     const char **ret_error) {
+                     unsigned *ret_skipped, const char **ret_error) {
         struct json_tokener *tok = json_tokener_new_ex(8);
         json_object *doc, *vols;
         uint64_t version = 0;
+        unsigned skipped = 0;
         int n = 0;
 
         if (!tok)
@@ -197,25 +198,26 @@ int state_file_parse(const char *text, size_t size, StateFileRestore restore, vo
         if (size > (size_t) INT32_MAX) {
                 json_tokener_free(tok);
                 *ret_error = "file too large";
-                return -EINVAL;
+                return -EBADMSG;
         }
         doc = json_tokener_parse_ex(tok, text, (int) size);
         json_tokener_free(tok);
         if (!doc || !json_object_is_type(doc, json_type_object)) {
                 json_object_put(doc);
                 *ret_error = "not a JSON object";
-                return -EINVAL;
+                return -EBADMSG;
         }
         if (!get_u64(doc, "version", &version) || version != STATE_FILE_VERSION) {
                 json_object_put(doc);
                 *ret_error = "unknown version";
-                return -EINVAL;
+                /* a newer daemon's file: to be kept for it, not replaced by an older format */
+                return version > STATE_FILE_VERSION ? -EPROTONOSUPPORT : -EBADMSG;
         }
         if (!json_object_object_get_ex(doc, "volumes", &vols) ||
             !json_object_is_type(vols, json_type_object)) {
                 json_object_put(doc);
                 *ret_error = "no volumes object";
-                return -EINVAL;
+                return -EBADMSG;
         }
         json_object_object_foreach(vols, name, o) {
                 ManagerProbeSample history[MANAGER_HISTORY_MAX], sample;
@@ -223,8 +225,10 @@ int state_file_parse(const char *text, size_t size, StateFileRestore restore, vo
                 json_object *sk, *h, *st;
 
                 if (!json_object_is_type(o, json_type_object) || strlen(name) == 0 ||
-                    strlen(name) >= MANAGER_EVENT_NAME_MAX || strchr(name, '/'))
+                    strlen(name) >= MANAGER_EVENT_NAME_MAX || strchr(name, '/')) {
+                        skipped++;
                         continue;
+                }
                 r.name = name;
                 (void) get_u64(o, "probes", &r.n_probes);
                 (void) get_u64(o, "stalls", &r.n_stalls);
@@ -248,10 +252,14 @@ int state_file_parse(const char *text, size_t size, StateFileRestore restore, vo
                         for (size_t k = from; k < len; k++)
                                 if (sample_parse(json_object_array_get_idx(h, k), &sample))
                                         (void) manager_volume_add_sample(&r, &sample);
+                                else
+                                        skipped++;
                 }
                 restore(&r, userdata);
                 n++;
         }
         json_object_put(doc);
+        if (ret_skipped)
+                *ret_skipped = skipped;
         return n;
 }

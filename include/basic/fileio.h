@@ -27,3 +27,12 @@ int read_fd_from_start(int fd, char **ret);
  * An error after the rename (the directory fsync) is returned although path already has the new
  * content. */
 int write_file_atomic_at(int dir_fd, const char *path, const void *data, size_t size);
+
+/* Remove "PATH.tmp.*" (the temp files of write_file_atomic_at() calls that were killed between
+ * create and rename) in dir_fd. Best effort; PATH must be a plain name. */
+void unlink_stale_temps_at(int dir_fd, const char *path);
+
+/* Rename PATH to "PATH.SUFFIX", or "PATH.SUFFIX.N" for the first N that does not exist: a file
+ * kept aside is never overwritten. Returns 0 (and the new name, malloc'd, if ret_name) or -errno.
+ */
+int rename_aside_at(int dir_fd, const char *path, const char *suffix, char **ret_name);

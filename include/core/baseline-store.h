@@ -18,5 +18,8 @@
  * files of interrupted saves are removed. */
 int baseline_store_load(int dir_fd, const char *file, BaselineSet **ret);
 
+/* s as the text baseline_store_save() writes (malloc'd), for a writer off the event loop. */
+int baseline_store_format(const BaselineSet *s, char **ret);
+
 /* Save s as FILE below dir_fd, atomically and durably. Returns 0 or -errno. */
 int baseline_store_save(int dir_fd, const char *file, const BaselineSet *s);

@@ -109,6 +109,12 @@ int perf_monitor_load(PerfMonitor *pm, int state_dir_fd, const char *file);
  * to do, or -errno. */
 int perf_monitor_save(PerfMonitor *pm, int state_dir_fd, const char *file, bool force);
 
+/* For a caller that writes the set itself (off its event loop): whether the set changed since the
+ * last call or load, clearing the flag; perf_monitor_set_dirty() raises it again (a failed write).
+ */
+bool perf_monitor_take_dirty(PerfMonitor *pm);
+void perf_monitor_set_dirty(PerfMonitor *pm);
+
 const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) _pure_;
 
 /* ---- perf-identity.c: identities, keys, samples (pure) ---------------------------------- */

@@ -17,6 +17,10 @@ void manager_apply_config(Manager *m);
 int manager_dm_poll_update(Manager *m);
 void manager_state_load(Manager *m); /* $STATE_DIRECTORY/probes.json, once at start */
 void manager_state_save(Manager *m); /* after every run and at exit; failures logged once */
+/* Why the state is not being saved (the last failure, or a newer file kept), NULL when it is. */
+const char *manager_state_unsaved(const Manager *m);
+/* A save of `file` ended with r (0 or -errno): counted, logged once per error, kept in *error. */
+void manager_state_save_result(Manager *m, const char *file, int *error, int r);
 
 /* manager-volumes.c: per-volume records and the inventory/md events */
 void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n, void *userdata);

@@ -28,6 +28,7 @@
 #include "http/server.h"
 #include "manager/config.h"
 #include "manager/event.h"
+#include "manager/state-writer.h"
 #include "probe/probe-runner.h"
 #include "probe/probe.h"
 
@@ -41,6 +42,7 @@
 #define MANAGER_CHANGED_PROBE     (1U << 2) /* a probe started, progressed or ended */
 #define MANAGER_CHANGED_EVENT     (1U << 3) /* an event was raised (the newest ring entry) */
 #define MANAGER_CHANGED_CONFIG    (1U << 4) /* a new config is in effect */
+#define MANAGER_CHANGED_STATE     (1U << 5) /* a state file save failed or works again */
 
 /* One probe result, summarised for the history ring (the full last result is in
  * ManagerVolume.last_outcome). Rates are 0 when the phase did not run. */
@@ -117,7 +119,11 @@ struct Manager {
         Config *config;            /* in effect; replaced only by a valid one */
         char *runtime_dir;         /* $RUNTIME_DIRECTORY or /run/storpulse: the control socket */
         char *state_dir;           /* $STATE_DIRECTORY or /var/lib/storpulse: probes.json */
-        int state_error;           /* the last save's -errno (logged once), 0 ok */
+        int state_error;           /* the last probes.json save's -errno (logged once), 0 ok */
+        int baseline_error;        /* the last baselines.json save's -errno, 0 ok */
+        uint64_t n_save_errors;    /* saves of either file that failed, since start */
+        bool state_refused;        /* probes.json is of a newer version: never overwritten */
+        StateWriter *state_writer; /* writes probes.json off the loop (state-writer.h) */
         char *root;                /* "/" (tests: a fixture root for the inventory) */
         bool under_systemd;        /* $NOTIFY_SOCKET was set at start */
         bool journal;              /* events go to the journal (its socket exists) */

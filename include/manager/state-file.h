@@ -22,8 +22,9 @@ int state_file_build(const Manager *m, json_object **ret);
 
 /* Parse `text` (need not be NUL-terminated) and call `restore` for each volume with a record
  * filled from the file (name, counters, skips, history; everything else zero). Returns the number
- * of volumes, or -EINVAL (with a static message in *ret_error) for a file that is not ours or not
- * this version, -ENOMEM. Entries with wrong types are skipped, not fatal. */
+ * of volumes, or (with a static message in *ret_error) -EBADMSG for a file that is not ours or
+ * damaged, -EPROTONOSUPPORT for a newer version, -ENOMEM. Volumes and history entries with wrong
+ * types are skipped, not fatal; *ret_skipped (may be NULL) gets their number. */
 typedef void (*StateFileRestore)(const ManagerVolume *from_file, void *userdata);
 int state_file_parse(const char *text, size_t size, StateFileRestore restore, void *userdata,
-                     const char **ret_error);
+                     unsigned *ret_skipped, const char **ret_error);

@@ -17,6 +17,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *error = NULL;
         size_t n = 0;
 
-        (void) state_file_parse((const char *) data, size, restore, &n, &error);
+        (void) state_file_parse((const char *) data, size, restore, &n, NULL, &error);
         return 0;
 }

@@ -141,12 +141,21 @@ tap_ok $(($? == 0)) "status --json >/dev/full: exit != 0"
 check "status --json >/dev/full: names the verb and ENOSPC" grep -qx \
         "storpulsectl status: failed to write to standard output: No space left on device" "$SCRATCH/err"
 
+# A state save that cannot finish: a FIFO where the save's temp file goes blocks its open() in the
+# kernel until a reader comes, as a write to a hung disk blocks. The loop must answer meanwhile.
+stuck=$SCRATCH/state/probes.json.tmp.$DPID
+mkfifo "$stuck"
 bounded 60 "$CTL" probe --profile quick "$name" >"$SCRATCH/probe" 2>&1
 rc=$?
 diag <"$SCRATCH/probe"
 tap_ok $rc "storpulsectl probe --profile quick $name (exit $rc)"
 out=$(jwait 10 MESSAGE_ID=$ID_PROBE_FINISHED STORPULSE_VOLUME="$name" STORPULSE_PROFILE=quick)
 tap_ok $? "journal: probe-finished for $name with STORPULSE_PROFILE=quick"
+bounded 20 "$CTL" status >"$SCRATCH/status-stuck" 2>&1
+tap_ok $? "status answers while the state save is stuck"
+check "the save is still pending then (the FIFO has had no reader, no probes.json yet)" \
+        test -p "$stuck" -a ! -e "$SCRATCH/state/probes.json"
+timeout 20 cat "$stuck" >/dev/null # the disk answers
 
 bounded 30 "$CTL" volumes --daemon --json >"$SCRATCH/vols" 2>&1
 tap_ok $? "storpulsectl volumes --daemon --json"
@@ -373,6 +382,12 @@ sys.exit(0 if v["probe"]["runs"] == want["probes"] and v["probe"]["last"] else 1
 bounded 60 "$CTL" probe --profile quick "$name" >/dev/null 2>&1
 tap_ok $? "probing works with a read-only state directory"
 check "the failed save is logged" grep -q "Failed to save the probe records" "$SCRATCH/daemon-ro.log"
+bounded 20 "$CTL" status >"$SCRATCH/status-ro" 2>&1
+check "status says the state is not saved" grep -q "state not saved: Read-only file system" \
+        "$SCRATCH/status-ro"
+bounded 20 "$CTL" baseline reset "$name" >"$SCRATCH/reset-ro" 2>&1
+tap_ok $(($? == 0)) "baseline reset refused when it cannot be saved"
+check "and says why" grep -q "cannot be saved.*a reset would not survive a restart" "$SCRATCH/reset-ro"
 kill -TERM "$DPID"
 wait "$DPID"
 tap_ok $? "clean exit with a read-only state directory"

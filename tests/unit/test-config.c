@@ -76,7 +76,8 @@ static void test_good(void) {
         is_u64(c->dm_poll_interval_usec, 500 * USEC_PER_MSEC, "500ms");
         is_int(c->log_level, 7, "debug");
         is_str(c->control_group, "daemon", "group");
-        is_int((int) c->control_gid, 1, "group resolved at load (daemon is gid 1 in Debian's base-passwd)");
+        is_int((int) c->control_gid, 1,
+               "group resolved at load (daemon is gid 1 in Debian's base-passwd)");
         is_int(c->builtin, 1, "Builtin=yes");
         is_u64(c->schedule_interval_usec, 3600 * USEC_PER_SEC, "1h");
         is_u64(c->foreign_threshold_bytes, 64ULL << 20, "64M");

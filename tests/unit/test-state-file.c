@@ -3,6 +3,7 @@
  * text), the history ring kept newest-last, bad files refused with a message, bad items
  * skipped. */
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ typedef struct Got {
         char names[4][64];
         ManagerProbeSample history[4][MANAGER_HISTORY_MAX]; /* f->history lives only in the call */
         size_t n;
+        unsigned skipped;
 } Got;
 
 static void restore(const ManagerVolume *f, void *userdata) {
@@ -34,7 +36,7 @@ static void restore(const ManagerVolume *f, void *userdata) {
 static int parse(const char *s, Got *g, const char **error) {
         *g = (Got){};
         *error = NULL;
-        return state_file_parse(s, strlen(s), restore, g, error);
+        return state_file_parse(s, strlen(s), restore, g, &g->skipped, error);
 }
 
 int main(void) {
@@ -119,7 +121,12 @@ int main(void) {
                 is_str(newest ? newest->profile : NULL, "quick", "profile");
         }
 
-        ok(parse("", &g, &error) < 0 && strcmp(error, "not a JSON object") == 0, "empty file");
+        is_int(parse("", &g, &error), -EBADMSG, "empty file: damaged");
+        ok(strcmp(error, "not a JSON object") == 0, "empty file: the message");
+        is_int(parse("{\"version\":1,\"volu", &g, &error), -EBADMSG, "truncated: damaged");
+        is_int(parse("{\"version\":9,\"volumes\":{}}", &g, &error), -EPROTONOSUPPORT,
+               "a newer version: not damaged, not ours to overwrite");
+        is_int(parse("{\"version\":0,\"volumes\":{}}", &g, &error), -EBADMSG, "version 0: damaged");
         ok(parse("[]", &g, &error) < 0, "array refused");
         ok(parse("{\"version\":2,\"volumes\":{}}", &g, &error) < 0 &&
                    strcmp(error, "unknown version") == 0,
@@ -132,6 +139,7 @@ int main(void) {
                      &g, &error),
                1, "bad items skipped, the good volume kept");
         ok(g.n == 1 && g.v[0].n_probes == 0 && g.v[0].n_history == 1, "only the valid sample");
+        is_int(g.skipped, 4, "skipped counted: volumes a/b and x, samples 1 and {profile only}");
         ok(parse("{\"version\":1,\"volumes\":{\"v\":{\"probes\":-5}}}", &g, &error) == 1 &&
                    g.v[0].n_probes == 0,
            "negative count ignored");
