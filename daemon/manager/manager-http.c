@@ -153,6 +153,8 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
                                                : 0,
                 .next_probe_realtime_usec = m->next_probe_usec,
                 .render_duration_usec = m->http_render_usec,
+                .state_save_errors = m->n_save_errors,
+                .state_unsaved = manager_state_unsaved(m) != NULL,
                 /* the learned baselines' series and JSON (report/perf-metrics.h) */
                 .extensions = pm ? &ext : NULL,
                 .n_extensions = pm ? 1 : 0,

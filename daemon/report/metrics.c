@@ -291,6 +291,13 @@ static void daemon_families(Ctx *c) {
                               "Time the daemon took to render the previous snapshot of its "
                               "state (the collection cost of a change).");
         metrics_writer_sample(w, "", usec_to_sec(in->render_duration_usec), NULL);
+        metrics_writer_family(w, "storpulse_state_save_errors_total", METRIC_COUNTER,
+                              "Saves of the state files (probe records, baselines) that failed.");
+        metrics_writer_sample(w, "", (double) in->state_save_errors, NULL);
+        metrics_writer_family(w, "storpulse_state_unsaved", METRIC_GAUGE,
+                              "1 while the state is not being saved: the last save failed, or a "
+                              "file of a newer version is kept and not overwritten.");
+        metrics_writer_sample(w, "", in->state_unsaved ? 1 : 0, NULL);
 
         for (size_t i = 0; i < c->n; i++)
                 if (c->vols[i]->kind >= 0 && c->vols[i]->kind < _VOLUME_KIND_MAX)

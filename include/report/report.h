@@ -114,6 +114,8 @@ typedef struct ReportInput {
         usec_t start_realtime_usec;      /* daemon start; 0 unknown */
         usec_t next_probe_realtime_usec; /* next scheduled run; 0 none */
         usec_t render_duration_usec; /* what the previous snapshot build took (caller measures) */
+        uint64_t state_save_errors;  /* failed saves of the state files since start */
+        bool state_unsaved;          /* the state is not being saved (last save failed, or kept) */
         const ReportExtension *extensions;
         size_t n_extensions;
 } ReportInput;

@@ -416,6 +416,28 @@ check "no temporary file is left behind" \
         test "$(find "$full" -mindepth 1 ! -name probes.json ! -name filler | wc -l)" = 0
 umount "$full"
 
+# ---- damaged state is kept aside, a newer one left alone, stale temp files removed -------------
+dmg=$SCRATCH/state-damaged
+mkdir -p "$dmg"
+printf '{"version":1,"volu' >"$dmg/probes.json"          # truncated by a dying disk
+printf 'an older damaged copy\n' >"$dmg/probes.json.corrupt" # kept from an earlier start
+printf 'half a save\n' >"$dmg/probes.json.tmp.99999"         # of a daemon killed mid-save
+timeout -s TERM 3 "$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run6" --state-dir "$dmg" \
+        >"$SCRATCH/daemon-dmg.log" 2>&1
+diag <"$SCRATCH/daemon-dmg.log"
+check "a damaged probes.json is kept aside as .corrupt.1" \
+        test "$(cat "$dmg/probes.json.corrupt.1")" = '{"version":1,"volu'
+check "the older .corrupt is not overwritten" \
+        test "$(cat "$dmg/probes.json.corrupt")" = "an older damaged copy"
+check "and the log says where" grep -q "kept as $dmg/probes.json.corrupt.1" "$SCRATCH/daemon-dmg.log"
+check "the stale temp file is removed" test ! -e "$dmg/probes.json.tmp.99999"
+newer='{"version":9,"volumes":{},"from":"a newer storpulse"}'
+printf '%s' "$newer" >"$dmg/probes.json"
+timeout -s TERM 3 "$DAEMON" --config "$conf" --runtime-dir "$SCRATCH/run7" --state-dir "$dmg" \
+        >"$SCRATCH/daemon-newer.log" 2>&1
+check "a newer version's probes.json is left as it is" test "$(cat "$dmg/probes.json")" = "$newer"
+check "and the log says so" grep -q "newer version: left as it is" "$SCRATCH/daemon-newer.log"
+
 # ---- no journal at all: events on stderr --------------------------------------------------
 kill "$JOURNALD"
 wait "$JOURNALD" 2>/dev/null

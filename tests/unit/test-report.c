@@ -93,6 +93,8 @@ static ReportInput base_input(Inventory *inv) {
                 .now_realtime_usec = 1700000000250000ULL,
                 .start_realtime_usec = 1699990000000000ULL,
                 .render_duration_usec = 1500,
+                .state_save_errors = 3, /* three failed saves, the last one too */
+                .state_unsaved = true,
         };
 }
 
