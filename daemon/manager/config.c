@@ -17,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -576,9 +577,9 @@ int config_parse_string(Config *c, const char *name, const char *text, char **re
         return validate_all(c, name, ret_error);
 }
 
-/* The whole of a config file, refused unless it is a regular file of at most CONFIG_FILE_MAX
- * bytes without a NUL byte (a directory, a FIFO, /dev/zero or a truncated binary is a mistake,
- * never an empty or endless config). *ret_error gets "FILE:LINE: message". */
+/* The whole of a config file, refused unless it is a regular file (or /dev/null) of at most
+ * CONFIG_FILE_MAX bytes without a NUL byte (a directory, a FIFO, /dev/zero or a truncated binary is
+ * a mistake, never an empty or endless config). *ret_error gets "FILE:LINE: message". */
 static int read_config_file(const char *path, char **ret, char **ret_error) {
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *buf = NULL;
@@ -593,7 +594,9 @@ static int read_config_file(const char *path, char **ret, char **ret_error) {
                 return -errno;
         if (fstat(fd, &st) < 0)
                 return -errno;
-        if (!S_ISREG(st.st_mode)) {
+        if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+                ; /* /dev/null: the usual way to say "no config", read as empty */
+        else if (!S_ISREG(st.st_mode)) {
                 why = S_ISDIR(st.st_mode) ? "is a directory, not a config file"
                                           : "not a regular file";
                 r = -EINVAL;

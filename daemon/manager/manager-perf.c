@@ -83,7 +83,7 @@ static void on_saved(StateWriter *w, int r, void *userdata) {
         if (r < 0)
                 perf_monitor_set_dirty(p->pm); /* written with the next round or at exit */
         manager_state_save_result(p->m, BASELINE_STORE_FILE, &p->m->baseline_error, r);
-        if (p->m->changed)
+        if (p->m->changed && !p->m->stopping) /* at exit the hooks' owners are going away */
                 manager_publish(p->m);
 }
 

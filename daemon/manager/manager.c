@@ -319,7 +319,7 @@ static void on_state_saved(StateWriter *w, int r, void *userdata) {
         Manager *m = userdata;
 
         manager_state_save_result(m, STATE_FILE_NAME, &m->state_error, r);
-        if (m->changed)
+        if (m->changed && !m->stopping) /* at exit the hooks' owners are going away */
                 manager_publish(m);
 }
 
@@ -685,6 +685,7 @@ int manager_run(Manager *m) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        m->stopping = true;   /* no more publishing from the state writers' completions */
         manager_http_free(m); /* first: its thread reads nothing of ours, but stop serving */
         m->state_writer = state_writer_free(m->state_writer);
         manager_control_free(m);

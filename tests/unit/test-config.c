@@ -282,6 +282,15 @@ static void test_not_config_files(void) {
         check_load_error(dir, want, "a directory as the config file");
         check_load_error("/dev/zero", "/dev/zero:0: not a regular file",
                          "/dev/zero as the config file");
+        {
+                Config *c = NULL;
+                char *error = NULL;
+
+                is_int(config_load("/dev/null", true, &c, &error), 0, "/dev/null: no config");
+                ok(c && c->max_retries == 5, "/dev/null: the defaults");
+                config_free(c);
+                free(error);
+        }
         (void) snprintf(path, sizeof(path), "%s/fifo.conf", dir);
         (void) mkfifo(path, 0600);
         (void) snprintf(want, sizeof(want), "%s:0: not a regular file", path);
