@@ -3,7 +3,10 @@
 # Install the Debian 12 packages storpulse needs. Idempotent: when everything is present it does
 # not touch apt at all (a second run takes well under a second).
 #   build-aux/install-deps.sh          build + run dependencies
-#   build-aux/install-deps.sh --test   also everything the test suite and CI use
+#   build-aux/install-deps.sh --package  also what `dpkg-buildpackage -b` needs (debian/control's
+#                                      Build-Depends, lintian)
+#   build-aux/install-deps.sh --test   also everything the test suite and CI use (this includes
+#                                      --package: the vm-package group builds the .deb)
 #   build-aux/install-deps.sh --bench  also what bench/ uses beyond that (perf for
 #                                      probe-vs-fio --syscalls)
 set -euo pipefail
@@ -15,16 +18,19 @@ build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
 test_pkgs=(fio clang clang-format valgrind cppcheck libclang-rt-14-dev
            qemu-system-x86 busybox-static mdadm lvm2 kmod cpio e2fsprogs python3
            systemd udev prometheus prometheus-node-exporter chromium curl openssl
-           python3-jsonschema)
+           python3-jsonschema zsh)
+# docs/man needs scdoc; debian/ needs debhelper (dh 13) and dpkg-dev; lintian checks the result
+package_pkgs=(scdoc debhelper dpkg-dev fakeroot lintian bash-completion)
 bench_pkgs=(linux-perf)
 
 want=("${build_pkgs[@]}")
 case "${1:-}" in
 "") ;;
---test) want+=("${test_pkgs[@]}") ;;
---bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+--package) want+=("${package_pkgs[@]}") ;;
+--test) want+=("${package_pkgs[@]}" "${test_pkgs[@]}") ;;
+--bench) want+=("${package_pkgs[@]}" "${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
 *)
-        echo "usage: $0 [--test|--bench]" >&2
+        echo "usage: $0 [--package|--test|--bench]" >&2
         exit 2
         ;;
 esac

@@ -13,7 +13,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build-aux/install-deps.sh
-if [[ ! -f build/build.ninja ]]; then
+# An existing build/ (e.g. build-aux/test.sh's) is configured again, keeping its options: what
+# meson found there (programs, libraries) may have changed since, and is looked up afresh.
+if [[ -f build/build.ninja ]]; then
+        meson configure --clearcache build >/dev/null
+        meson setup --reconfigure build >/dev/null
+else
         meson setup build >/dev/null
 fi
 ninja -C build >/dev/null
