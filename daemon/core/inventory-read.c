@@ -22,6 +22,7 @@
 #include "core/inventory-internal.h"
 #include "model/controller.h"
 #include "model/dm.h"
+#include "model/dm-judge.h"
 #include "model/md.h"
 #include "model/md-progress.h"
 #include "model/mdstat.h"
@@ -150,7 +151,7 @@ static void dm_fill_raid(Volume *v, DmRaidStatus *st) {
         (void) inventory_strdup_to(&v->level, st->raid_type);
         v->raid_disks = (int) st->n_devices;
         v->degraded = (int) dead;
-        raid_health_from_dm_raid(st, &h);
+        raid_health_from_dm_raid_table(st, v->dm_table_params, &h);
         inventory_apply_verdict(v, &h);
 
         free(s->action);
@@ -305,17 +306,89 @@ static int read_lvm_names(Volume *v, char *const *props) {
         return 0;
 }
 
-int inventory_read_dm_raid_status(Inventory *inv, Volume *v) {
-        _cleanup_free_ char *status = NULL;
+/* Kernel name of MAJ:MIN for a judge's reason: the sys/dev/block link's last component. */
+static const char *dm_dev_name(unsigned major, unsigned minor, void *userdata, char *buf,
+                               size_t n) {
+        Inventory *inv = userdata;
+        char path[64], link[PATH_MAX];
+        const char *base;
+        ssize_t l;
+
+        (void) snprintf(path, sizeof(path), "sys/dev/block/%u:%u", major, minor);
+        l = readlinkat(inv->root_fd, path, link, sizeof(link) - 1);
+        if (l <= 0)
+                return NULL;
+        link[l] = 0;
+        base = strrchr(link, '/');
+        (void) snprintf(buf, n, "%s", base ? base + 1 : link);
+        return buf;
+}
+
+/* The target judge's verdict on the whole status (and table) text; a FAILED table verdict
+ * (judge_dm_table()) stands. */
+static int dm_apply_judgement(Inventory *inv, Volume *v, const char *status, const char *table) {
+        DmJudgement *j = calloc(1, sizeof(*j));
+
+        if (!j)
+                return -ENOMEM;
+        dm_judge(status, table, dm_dev_name, inv, j);
+        free(v->dm_judgement);
+        v->dm_judgement = j;
+        if (j->target == DM_TARGET_MULTIPATH)
+                v->degraded = (int) j->paths_failed;
+        if (v->verdict == RAID_VERDICT_FAILED)
+                return 0;
+        v->verdict = j->verdict;
+        v->verdict_reason = j->reason;
+        v->health = health_of_verdict(j->verdict);
+        return 0;
+}
+
+bool inventory_dm_is_polled(const Volume *v) {
+        DmTargetType t;
+
+        if (!v || !v->dm_target)
+                return false;
+        t = dm_target_type_from_string(v->dm_target);
+        return t == DM_TARGET_RAID || (t >= 0 && dm_target_is_judged(t));
+}
+
+int inventory_read_dm_status(Inventory *inv, Volume *v, const char *table) {
+        _cleanup_free_ char *status = NULL, *own_table = NULL;
+        DmTargetLine sl, tl;
         DmRaidStatus *st;
-        DmTargetLine sl;
         int r;
+
+        /* from scratch: what the table says, then what the status says */
+        v->health = VOLUME_HEALTH_OK;
+        v->verdict = RAID_VERDICT_UNKNOWN;
+        v->verdict_reason = NULL;
+        if (!table && dm_query_table(inv, v, &own_table, &tl) == -ENOMEM)
+                return -ENOMEM;
+        table = table ?: own_table;
+        if (table)
+                judge_dm_table(inv, v, table);
 
         r = dm_query_first_line(inv, v, DM_QUERY_STATUS, &status, &sl);
         if (r == -ENOMEM)
                 return r;
         if (r >= 0 && !v->dm_target && inventory_strdup_to(&v->dm_target, sl.target_type_name) < 0)
                 return -ENOMEM;
+        if (r >= 0 && dm_target_is_judged(sl.target_type)) {
+                _cleanup_free_ char *all = NULL;
+                DmDeviceId id = { .name = v->dm_name, .major = v->major, .minor = v->minor };
+
+                /* every segment's line: the first one was cut at its newline */
+                r = inv->dm.get(inv->dm.userdata, &id, DM_QUERY_STATUS, &all);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0) {
+                        v->health = VOLUME_HEALTH_UNKNOWN;
+                        return 0;
+                }
+                r = dm_apply_judgement(inv, v, all, table);
+                return r < 0 ? r : 0;
+        }
         if (r < 0 || sl.target_type != DM_TARGET_RAID) {
                 if (r < 0 && v->dm_target && strcmp(v->dm_target, "raid") == 0)
                         v->health = VOLUME_HEALTH_UNKNOWN;
@@ -378,9 +451,7 @@ static int read_dm(Inventory *inv, Volume *v, int dev_fd, char *const *props) {
                     inventory_strdup_to(&v->dm_target, tl.target_type_name) < 0)
                         return -ENOMEM;
         }
-        if (r >= 0)
-                judge_dm_table(inv, v, table);
-        r = inventory_read_dm_raid_status(inv, v);
+        r = inventory_read_dm_status(inv, v, table);
         return r < 0 ? r : 0;
 }
 

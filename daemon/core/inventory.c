@@ -24,6 +24,7 @@
 #include "basic/sort-util.h"
 #include "basic/sysfs.h"
 #include "core/inventory-internal.h"
+#include "model/dm-judge.h"
 #include "model/md.h"
 #include "model/mdstat.h"
 
@@ -564,18 +565,21 @@ int inventory_refresh_mdstat(Inventory *inv) {
         return r < 0 ? r : 0;
 }
 
-/* What a status refresh of a dm-raid volume can change, to compare afterwards. */
+/* What a status refresh of a dm-raid or judged dm volume can change, to compare afterwards. */
 typedef struct RaidFigures {
         VolumeHealth health;
         int raid_disks, degraded;
         char *level;
         VolumeSync sync;
+        DmJudgement judgement; /* zeroed when the volume has none */
 } RaidFigures;
 
 static int raid_figures_get(const Volume *v, RaidFigures *ret) {
         *ret = (RaidFigures){ .health = v->health,
                               .raid_disks = v->raid_disks,
                               .degraded = v->degraded };
+        if (v->dm_judgement)
+                ret->judgement = *v->dm_judgement;
         if (v->level && !(ret->level = strdup(v->level)))
                 return -ENOMEM;
         if (inventory_sync_copy(&ret->sync, &v->sync) < 0) {
@@ -590,6 +594,13 @@ static unsigned raid_figures_diff(RaidFigures *f, const Volume *v) {
 
         if (f->health != v->health)
                 what |= INVENTORY_CHANGE_HEALTH;
+        /* a judge's reason (which paths failed) and figures (pool usage) move within one health */
+        if (v->dm_judgement && (strcmp(f->judgement.reason, v->dm_judgement->reason) != 0 ||
+                                f->judgement.data_usage != v->dm_judgement->data_usage ||
+                                f->judgement.metadata_usage != v->dm_judgement->metadata_usage ||
+                                f->judgement.queueing != v->dm_judgement->queueing ||
+                                f->judgement.mismatches != v->dm_judgement->mismatches))
+                what |= INVENTORY_CHANGE_OTHER;
         if (f->raid_disks != v->raid_disks || f->degraded != v->degraded)
                 what |= INVENTORY_CHANGE_MEMBERS;
         if (!inventory_sync_equal(&f->sync, &v->sync))
@@ -610,7 +621,7 @@ static int refresh_one_dm_raid(Inventory *inv, Volume *v) {
         r = raid_figures_get(v, &f);
         if (r < 0)
                 return r;
-        r = inventory_read_dm_raid_status(inv, v);
+        r = inventory_read_dm_status(inv, v, NULL);
         if (r > 0)
                 r = inventory_link_dm_raid_legs(inv, v, &legs_changed);
         what = raid_figures_diff(&f, v) | (legs_changed ? INVENTORY_CHANGE_MEMBERS : 0);
@@ -629,7 +640,7 @@ int inventory_refresh_dm_raid(Inventory *inv) {
         for (size_t i = 0; i < inv->n_volumes; i++) {
                 Volume *v = inv->volumes[i];
 
-                if (!v->dm_name || !v->dm_target || strcmp(v->dm_target, "raid") != 0)
+                if (!v->dm_name || !inventory_dm_is_polled(v))
                         continue;
                 r = refresh_one_dm_raid(inv, v);
                 if (r < 0)

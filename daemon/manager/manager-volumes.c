@@ -164,7 +164,16 @@ static void health_event(Manager *m, ManagerVolume *r, const Volume *v, bool ini
                 return;
         r->seen_health = h;
         (void) snprintf(f, sizeof(f), "STORPULSE_DEGRADED_MEMBERS=%d", v->degraded);
-        if (h == VOLUME_HEALTH_DEGRADED)
+        /* a dm target judge names what is wrong (paths, stripes, pool space) */
+        if (v->dm_judgement && v->verdict_reason && *v->verdict_reason &&
+            (h == VOLUME_HEALTH_DEGRADED || h == VOLUME_HEALTH_FAILED))
+                manager_event(m, h == VOLUME_HEALTH_DEGRADED ? MANAGER_EVENT_DEGRADED
+                                                             : MANAGER_EVENT_FAILED,
+                              v, NULL, fields, "%s: %s %s (%s)", v->name,
+                              volume_kind_to_string(v->kind),
+                              h == VOLUME_HEALTH_DEGRADED ? "is degraded" : "has failed",
+                              v->verdict_reason);
+        else if (h == VOLUME_HEALTH_DEGRADED)
                 manager_event(m, MANAGER_EVENT_DEGRADED, v, NULL, fields,
                               "%s: %s is degraded (%d member%s missing)", v->name,
                               volume_kind_to_string(v->kind), v->degraded,

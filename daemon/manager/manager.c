@@ -453,7 +453,7 @@ static bool has_dm_raid(const Manager *m) {
         Volume *v;
 
         INVENTORY_FOREACH(v, m->inventory)
-        if (v->dm_target && strcmp(v->dm_target, "raid") == 0)
+        if (inventory_dm_is_polled(v))
                 return true;
         return false;
 }

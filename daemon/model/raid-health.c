@@ -298,7 +298,40 @@ bool md_member_was_replaced(const MdMember *m) {
         return m && HAS(m, FAULTY) && (HAS(m, WANT_REPLACEMENT) || m->slot == MD_SLOT_NONE);
 }
 
-void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret) {
+/* raid10 copies from a dm-raid table's parameters ("raid10 <#params> <chunk> [raid10_copies N]
+ * [raid10_format near|far|offset] ... <#devs> ...", dm-raid.rst) or, without one, from the
+ * status's raid type ("raid10_far", "raid10_offset"; LVM's default is near with 2 copies). far
+ * and offset both keep `copies` copies in consecutive slots, as raid10.c _enough() reads them. */
+static void dm_raid10_geometry(const char *raid_type, const char *table, RaidGeometry *g) {
+        char fmt[16] = "near";
+        unsigned copies = 2, nparams = 0;
+
+        if (strstr(raid_type, "far") || strstr(raid_type, "offset"))
+                snprintf(fmt, sizeof(fmt), "far");
+        if (table && sscanf(table, "%*s %u", &nparams) == 1) {
+                const char *p = table;
+                for (unsigned k = 0; k < 2 + nparams && p; k++) {
+                        char w[32];
+                        unsigned u;
+                        int n = 0;
+
+                        if (sscanf(p, " %31s%n", w, &n) != 1)
+                                break;
+                        p += n;
+                        if (strcmp(w, "raid10_copies") == 0 && sscanf(p, " %u%n", &u, &n) == 1 &&
+                            u > 0) {
+                                copies = u;
+                                p += n, k++;
+                        } else if (strcmp(w, "raid10_format") == 0 &&
+                                   sscanf(p, " %15s%n", fmt, &n) == 1)
+                                p += n, k++;
+                }
+        }
+        g->near_copies = strcmp(fmt, "near") == 0 ? copies : 1;
+        g->far_copies = strcmp(fmt, "near") == 0 ? 1 : copies;
+}
+
+void raid_health_from_dm_raid_table(const DmRaidStatus *s, const char *table, RaidHealth *ret) {
         RaidHealth h = { .verdict = RAID_VERDICT_UNKNOWN, .tolerance = -1, .reason = "" };
         bool lost[RAID_SLOTS_MAX];
         RaidGeometry g = {};
@@ -310,17 +343,18 @@ void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret) {
         }
         g.level = raid_level_from_dm_raid_type(s->raid_type);
         g.n_slots = s->n_devices;
-        /* dm-raid's raid10 is md raid10 with the layout from its table; LVM creates near 2 */
         g.near_copies = 2;
         g.far_copies = 1;
-        if (strncmp(s->raid_type, "raid10", 6) == 0 && strstr(s->raid_type, "far"))
-                g.near_copies = 1, g.far_copies = 2;
+        if (g.level == RAID_LEVEL_RAID10)
+                dm_raid10_geometry(s->raid_type, table, &g);
         h.tolerance = raid_level_tolerance(g.level, g.n_slots);
         for (unsigned i = 0; i < g.n_slots; i++) {
                 DmRaidHealth lh = dm_raid_health_from_char(s->health[i]);
-                /* 'a' during a resync of a fresh array is a leg being written, not lost: only
-                 * dead and absent legs count, as md's degraded does for a resync */
-                lost[i] = lh == DM_RAID_HEALTH_DEAD || lh == DM_RAID_HEALTH_ABSENT;
+                /* 'a' during a resync of a fresh array is a leg being written, not lost; during
+                 * a recover it is a leg being rebuilt, which md counts as missing (degraded) */
+                lost[i] = lh == DM_RAID_HEALTH_DEAD || lh == DM_RAID_HEALTH_ABSENT ||
+                          (lh == DM_RAID_HEALTH_ALIVE_NOT_IN_SYNC &&
+                           s->sync_action == DM_RAID_SYNC_ACTION_RECOVER);
                 if (lh == DM_RAID_HEALTH_ALIVE_IN_SYNC)
                         h.working++;
                 n_lost += lost[i];
@@ -330,7 +364,16 @@ void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret) {
                 h.verdict = RAID_VERDICT_FAILED;
                 h.reason = "no working leg left";
         }
+        /* a dead raid4/5/6 journal: the write hole is open again, and md stops writes to it */
+        if (s->journal == 'D' && h.verdict == RAID_VERDICT_OK) {
+                h.verdict = RAID_VERDICT_DEGRADED;
+                h.reason = "the raid journal device is dead";
+        }
         *ret = h;
+}
+
+void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret) {
+        raid_health_from_dm_raid_table(s, NULL, ret);
 }
 
 /* "MAJ:MIN" at p (n chars). */

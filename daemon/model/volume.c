@@ -85,6 +85,7 @@ Volume *volume_free(Volume *v) {
         free(v->dm_target);
         free(v->dm_table_params);
         free(v->dm_raid);
+        free(v->dm_judgement);
         free(v->vendor);
         free(v->model);
         free(v->serial);
@@ -125,10 +126,11 @@ static bool member_state_is_bad(const char *state) {
 }
 
 bool volume_is_listed(const Volume *v) {
-        bool unbound_loop = v->size_bytes == 0 && !v->size_unknown && v->transport &&
-                            strcmp(v->transport, "loop") == 0 && strv_length(v->holders) == 0;
+        /* a disk the kernel marks offline or dead may read size 0: its failure stays listed */
+        bool unconfigured = v->kind == VOLUME_DISK && v->size_bytes == 0 && !v->size_unknown &&
+                            strv_length(v->holders) == 0 && v->health != VOLUME_HEALTH_FAILED;
 
-        return !v->hidden && !unbound_loop;
+        return !v->hidden && !unconfigured;
 }
 
 bool volume_has_problem(const Volume *v) {

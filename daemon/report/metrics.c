@@ -24,6 +24,7 @@
 #include "basic/string-table.h"
 #include "model/md.h"
 #include "report/metrics.h"
+#include "report/metrics-dm.h"
 #include "report/report.h"
 
 struct MetricsWriter {
@@ -518,6 +519,7 @@ static void md_dm_families(Ctx *c) {
                         if (c->vols[i]->dm_name)
                                 metrics_writer_sample(w, "", c->vols[i]->dm_suspended, "volume",
                                                       c->vols[i]->name, NULL);
+                metrics_dm_families(w, c->vols, c->n);
         }
         if (!any_array)
                 return;

@@ -74,10 +74,12 @@ void inventory_md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat);
 /* Set verdict, reason, replacing and the VolumeHealth that follows from a RaidHealth. */
 void inventory_apply_verdict(Volume *v, const RaidHealth *h);
 
-/* Query the dm status of `v` (by device number) and, for a "raid" target, replace v->dm_raid and
- * refresh health, degraded, level and sync; an unreadable or unparsable status makes the health
- * unknown. Returns 1 if v has a raid status now, 0 if not, -ENOMEM. */
-int inventory_read_dm_raid_status(Inventory *inv, Volume *v);
+/* Judge `v` from scratch by its dm table (`table`, or queried when NULL) and status (by device
+ * number): a "raid" target replaces v->dm_raid and refreshes health, degraded, level and sync; a
+ * target with a judge (model/dm-judge.h) replaces v->dm_judgement, verdict and health; an
+ * unreadable or unparsable status makes the health unknown. Returns 1 if v has a raid status
+ * now, 0 if not, -ENOMEM. */
+int inventory_read_dm_status(Inventory *inv, Volume *v, const char *table);
 
 /* ---- inventory-link.c --------------------------------------------------------------------- */
 

@@ -190,13 +190,18 @@ int inventory_refresh_mdstat(Inventory *inv);
  * next flush, scan, md add/change or refresh. */
 const Mdstat *inventory_get_mdstat(const Inventory *inv) _pure_;
 
-/* dm-raid sends no uevent when a leg fails or a resync moves: re-query the status (one
- * DM_DEVICE_STATUS ioctl by device number, no flush, never waits on a suspended device) of every
- * volume whose dm table is a "raid" target, and refresh its health, degraded count, legs and sync
- * figures; changes are recorded (HEALTH/MEMBERS/SYNC/...). No sysfs read, no relink. Cheap enough
- * for a timer of a few seconds. Returns the number of dm-raid volumes refreshed or -ENOMEM; a
- * status that cannot be read makes that volume's health unknown. */
+/* dm-raid sends no uevent when a leg fails or a resync moves, nor does a thin pool running out
+ * of space, a snapshot turning invalid or a multipath path failing: re-query the table and status
+ * (DM_DEVICE_TABLE/STATUS ioctls by device number, no flush, never waiting on a suspended device)
+ * of every volume inventory_dm_is_polled() names, and refresh its health, verdict, degraded count,
+ * legs, sync figures and judge figures; changes are recorded (HEALTH/MEMBERS/SYNC/OTHER). No
+ * sysfs read, no relink. Cheap enough for a timer of a few seconds. Returns the number of volumes
+ * refreshed or -ENOMEM; a status that cannot be read makes that volume's health unknown. */
 int inventory_refresh_dm_raid(Inventory *inv);
+
+/* Whether v is a dm device whose status the refresh above polls: a "raid" target or one with a
+ * judge (model/dm-judge.h: thin-pool, thin, snapshot, multipath, striped, mirror, ...). */
+bool inventory_dm_is_polled(const Volume *v) _pure_;
 
 /* ---- queries ------------------------------------------------------------------------------ */
 

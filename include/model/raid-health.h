@@ -113,8 +113,14 @@ typedef struct MdMember MdMember;
 bool md_member_was_replaced(const MdMember *m) _pure_;
 
 /* dm-raid status (the "raid" target's status): raid_type, legs 'A'/'a'/'D'/'-'. A leg being
- * rebuilt ('a') counts as lost while its resync runs, as md counts a recovering member. */
+ * rebuilt ('a' during `recover`) counts as lost, as md counts a recovering member. */
 void raid_health_from_dm_raid(const DmRaidStatus *s, RaidHealth *ret);
+
+/* The same with the dm-raid table's parameters (the part after "raid ", may be NULL): a raid10's
+ * copies and layout (raid10_copies, raid10_format near|far|offset) come from there, not assumed
+ * near 2. A leg 'a' while sync_action is `recover` is being rebuilt: lost, as md counts it; a dead
+ * journal ('D') makes an otherwise whole array DEGRADED. */
+void raid_health_from_dm_raid_table(const DmRaidStatus *s, const char *table, RaidHealth *ret);
 
 /* RaidLevel of a dm-raid raid_type ("raid1", "raid5_ls", "raid6_zr", "raid10", "raid0"...). */
 RaidLevel raid_level_from_dm_raid_type(const char *raid_type) _pure_;

@@ -20,6 +20,7 @@
 
 typedef struct MdArray MdArray;           /* include/md.h */
 typedef struct DmRaidStatus DmRaidStatus; /* include/dm.h */
+typedef struct DmJudgement DmJudgement;   /* include/dm-judge.h */
 
 typedef enum VolumeKind {
         VOLUME_MD,         /* md array (/sys/block/mdX/md exists) */
@@ -128,6 +129,9 @@ typedef struct Volume {
         char *dm_table_params;   /* the first table line's parameters (after the target type) */
         bool dm_suspended;
         DmRaidStatus *dm_raid; /* dm "raid" target status, parsed; owned */
+        DmJudgement *dm_judgement; /* the target judge's verdict, reason and figures (thin-pool,
+                                    * snapshot, multipath, striped, mirror, ...); owned; the
+                                    * verdict_reason points into it */
 
         /* disks and controller volumes */
         char *vendor, *model, *serial, *rev;
@@ -158,8 +162,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Volume *, volume_free);
 bool volume_is_array(const Volume *v) _pure_;
 
 /* True if the volume is listed in every output (volumes, status, /metrics, /api): not a hidden
- * sub-LV, and not an unbound loop device (size 0, nothing on it: lsblk leaves those out, and
- * they would read "ok"). */
+ * sub-LV, and not an unconfigured whole disk: size 0 with nothing on it and no failure shown
+ * (an unbound loop device, zram with disksize 0, an nbd not connected: lsblk leaves those out,
+ * and they would read "ok"). */
 bool volume_is_listed(const Volume *v) _pure_;
 
 /* The member's state as every interface shows it (JSON, the CLI, /metrics): the state text, but

@@ -248,9 +248,33 @@ static void test_dm_raid(void) {
         ok(dm_raid_status_parse("raid0 2 AD 0/100 idle 0 0 -", &s) == 0, "parse");
         raid_health_from_dm_raid(&s, &h);
         V(h, "failed", "dm raid0 with a dead leg");
+        /* issue 23: a leg rebuilt during `recover` is not a working leg (md: degraded 1) */
         ok(dm_raid_status_parse("raid1 2 Aa 100/245760 recover 0 0 -", &s) == 0, "parse");
         raid_health_from_dm_raid(&s, &h);
-        V(h, "ok", "dm raid1 leg being written (a) is not lost");
+        V(h, "degraded", "dm raid1 leg being recovered (a) is lost");
+        ok(dm_raid_status_parse("raid1 2 aa 100/245760 resync 0 0 -", &s) == 0, "parse");
+        raid_health_from_dm_raid(&s, &h);
+        V(h, "ok", "dm raid1 legs being written by an initial resync (a) are not lost");
+        ok(dm_raid_status_parse("raid5_ls 3 AAA 245760/245760 idle 0 0 D", &s) == 0, "parse");
+        raid_health_from_dm_raid(&s, &h);
+        V(h, "degraded", "dm raid5 with a dead journal");
+        ok(dm_raid_status_parse("raid5_ls 3 AAA 245760/245760 idle 0 0 A", &s) == 0, "parse");
+        raid_health_from_dm_raid(&s, &h);
+        V(h, "ok", "dm raid5 with a live journal");
+        /* raid10 over 4 legs, by hand after raid10.c _enough(): near 2 stripes {0,1} {2,3};
+         * offset 2 (near 1, far 2) stripes {0,1} {1,2} {2,3} {3,0}; near 3 {0,1,2} {3,0,1}
+         * {2,3,0} {1,2,3}. Legs 1 and 2 dead: near 2 survives, offset loses {1,2}. */
+        ok(dm_raid_status_parse("raid10 4 ADDA 0/100 idle 0 0 -", &s) == 0, "parse");
+        raid_health_from_dm_raid_table(&s, "raid10 1 128 4 - 8:1 - 8:2 - 8:3 - 8:4", &h);
+        V(h, "degraded", "dm raid10 near 2 (table default), legs 1,2 dead");
+        raid_health_from_dm_raid_table(&s, "raid10 3 128 raid10_format offset 4 - 8:1 - 8:2 - 8:3 - 8:4", &h);
+        V(h, "failed", "dm raid10 offset from the table, legs 1,2 dead");
+        ok(dm_raid_status_parse("raid10_offset 4 ADDA 0/100 idle 0 0 -", &s) == 0, "parse");
+        raid_health_from_dm_raid(&s, &h);
+        V(h, "failed", "dm raid10_offset named by the status, legs 1,2 dead");
+        ok(dm_raid_status_parse("raid10 4 DDAA 0/100 idle 0 0 -", &s) == 0, "parse");
+        raid_health_from_dm_raid_table(&s, "raid10 3 128 raid10_copies 3 4 - 8:1 - 8:2 - 8:3 - 8:4", &h);
+        V(h, "degraded", "dm raid10 near 3 from the table, legs 0,1 dead");
 }
 
 static bool exists_8_16(unsigned maj, unsigned min, void *ud) {
