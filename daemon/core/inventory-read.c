@@ -344,13 +344,56 @@ static int dm_apply_judgement(Inventory *inv, Volume *v, const char *status, con
         return 0;
 }
 
+/* Judge the status of device `id` (v itself, or the layer that carries v's target) into v. */
+static int dm_judge_device(Inventory *inv, Volume *v, const DmDeviceId *id, const char *table) {
+        _cleanup_free_ char *all = NULL;
+        int r;
+
+        r = inv->dm.get(inv->dm.userdata, id, DM_QUERY_STATUS, &all);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                v->health = VOLUME_HEALTH_UNKNOWN;
+                return 0;
+        }
+        r = dm_apply_judgement(inv, v, all, table);
+        return r < 0 ? r : 0;
+}
+
+/* Whether v's table is one linear segment onto the dm device named "<v's dm name>-tpool" (how
+ * LVM activates a thin-pool LV): 1 with *ret_id naming that device (*ret_name owns its name), 0
+ * if not, -ENOMEM. */
+static int dm_thin_pool_layer(Inventory *inv, const Volume *v, const char *table,
+                              DmDeviceId *ret_id, char **ret_name) {
+        _cleanup_free_ char *want = NULL, *name = NULL;
+        const char *nl = strchr(table, '\n');
+        unsigned ma, mi;
+        char path[96];
+        int end = 0;
+
+        if (v->kind != VOLUME_LVM || v->sub_lv_of || !v->dm_name || (nl && nl[1] != 0))
+                return 0;
+        if (sscanf(table, "%*u %*u linear %u:%u %*u%n", &ma, &mi, &end) != 2 || end == 0)
+                return 0;
+        if (asprintf(&want, "%s-tpool", v->dm_name) < 0)
+                return -ENOMEM;
+        (void) snprintf(path, sizeof(path), "sys/dev/block/%u:%u/dm/name", ma, mi);
+        if (sysfs_read_string(inv->root_fd, path, &name) < 0 || strcmp(name, want) != 0)
+                return 0;
+        *ret_id = (DmDeviceId){ .name = want, .major = ma, .minor = mi };
+        *ret_name = TAKE_PTR(want);
+        return 1;
+}
+
 bool inventory_dm_is_polled(const Volume *v) {
         DmTargetType t;
 
         if (!v || !v->dm_target)
                 return false;
         t = dm_target_type_from_string(v->dm_target);
-        return t == DM_TARGET_RAID || (t >= 0 && dm_target_is_judged(t));
+        /* a thin-pool LV is a linear mapping judged by its -tpool layer's status */
+        return t == DM_TARGET_RAID || (t >= 0 && dm_target_is_judged(t)) ||
+               (v->dm_judgement && v->dm_judgement->target == DM_TARGET_THIN_POOL);
 }
 
 int inventory_read_dm_status(Inventory *inv, Volume *v, const char *table) {
@@ -375,19 +418,20 @@ int inventory_read_dm_status(Inventory *inv, Volume *v, const char *table) {
         if (r >= 0 && !v->dm_target && inventory_strdup_to(&v->dm_target, sl.target_type_name) < 0)
                 return -ENOMEM;
         if (r >= 0 && dm_target_is_judged(sl.target_type)) {
-                _cleanup_free_ char *all = NULL;
                 DmDeviceId id = { .name = v->dm_name, .major = v->major, .minor = v->minor };
+                return dm_judge_device(inv, v, &id, table);
+        }
+        if (r >= 0 && table && sl.target_type == DM_TARGET_LINEAR) {
+                /* LVM's public thin-pool LV: a linear mapping of its hidden "-tpool" layer,
+                 * which holds the thin-pool target; the pool is judged on the LV users know */
+                _cleanup_free_ char *pool_name = NULL;
+                DmDeviceId id = {};
 
-                /* every segment's line: the first one was cut at its newline */
-                r = inv->dm.get(inv->dm.userdata, &id, DM_QUERY_STATUS, &all);
+                r = dm_thin_pool_layer(inv, v, table, &id, &pool_name);
                 if (r == -ENOMEM)
                         return r;
-                if (r < 0) {
-                        v->health = VOLUME_HEALTH_UNKNOWN;
-                        return 0;
-                }
-                r = dm_apply_judgement(inv, v, all, table);
-                return r < 0 ? r : 0;
+                if (r > 0)
+                        return dm_judge_device(inv, v, &id, NULL);
         }
         if (r < 0 || sl.target_type != DM_TARGET_RAID) {
                 if (r < 0 && v->dm_target && strcmp(v->dm_target, "raid") == 0)

@@ -167,12 +167,12 @@ static void health_event(Manager *m, ManagerVolume *r, const Volume *v, bool ini
         /* a dm target judge names what is wrong (paths, stripes, pool space) */
         if (v->dm_judgement && v->verdict_reason && *v->verdict_reason &&
             (h == VOLUME_HEALTH_DEGRADED || h == VOLUME_HEALTH_FAILED))
-                manager_event(m, h == VOLUME_HEALTH_DEGRADED ? MANAGER_EVENT_DEGRADED
-                                                             : MANAGER_EVENT_FAILED,
-                              v, NULL, fields, "%s: %s %s (%s)", v->name,
-                              volume_kind_to_string(v->kind),
-                              h == VOLUME_HEALTH_DEGRADED ? "is degraded" : "has failed",
-                              v->verdict_reason);
+                manager_event(
+                        m,
+                        h == VOLUME_HEALTH_DEGRADED ? MANAGER_EVENT_DEGRADED : MANAGER_EVENT_FAILED,
+                        v, NULL, fields, "%s: %s %s (%s)", v->name, volume_kind_to_string(v->kind),
+                        h == VOLUME_HEALTH_DEGRADED ? "is degraded" : "has failed",
+                        v->verdict_reason);
         else if (h == VOLUME_HEALTH_DEGRADED)
                 manager_event(m, MANAGER_EVENT_DEGRADED, v, NULL, fields,
                               "%s: %s is degraded (%d member%s missing)", v->name,

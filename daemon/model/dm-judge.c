@@ -71,7 +71,10 @@ static bool skip_toks(Cursor *c, uint64_t k) {
 }
 
 static int verdict_rank(RaidVerdict v) {
-        return v == RAID_VERDICT_FAILED ? 3 : v == RAID_VERDICT_DEGRADED ? 2 : v == RAID_VERDICT_OK ? 0 : 1;
+        return v == RAID_VERDICT_FAILED     ? 3
+               : v == RAID_VERDICT_DEGRADED ? 2
+               : v == RAID_VERDICT_OK       ? 0
+                                            : 1;
 }
 
 /* Raise the verdict to v (never lower it) with a reason; an equal verdict appends its reason. */
@@ -161,8 +164,9 @@ static void judge_snapshot(Cursor *c, DmJudgement *j) {
         if (!next_tok(c, w, sizeof(w)))
                 judge_set(j, RAID_VERDICT_UNKNOWN, "snapshot status empty");
         else if (strcmp(w, "Invalid") == 0)
-                judge_set(j, RAID_VERDICT_FAILED,
-                          "snapshot invalid (its COW store overflowed or failed): its data is lost");
+                judge_set(
+                        j, RAID_VERDICT_FAILED,
+                        "snapshot invalid (its COW store overflowed or failed): its data is lost");
         else if (strcmp(w, "Merge") == 0)
                 judge_set(j, RAID_VERDICT_FAILED, "snapshot merge into the origin failed");
         else if (strcmp(w, "Overflow") == 0)
@@ -188,8 +192,7 @@ static int table_queues(const char *table_params) {
 /* multipath: "<#features> <queue_io> <pg_init_count> <#handler args> [args] <#pgs> <next pg>
  * {<pg state> <#ps args> [args] <#paths> <#path selector args> {<dev> A|F <fail count>
  * [args]}...}..." (dm-mpath.c multipath_status(), STATUSTYPE_INFO). */
-static void judge_multipath(Cursor *c, const char *table_params, const Namer *nm,
-                            DmJudgement *j) {
+static void judge_multipath(Cursor *c, const char *table_params, const Namer *nm, DmJudgement *j) {
         char failed[sizeof(j->reason)] = "", dev[32], st[8], nbuf[64];
         uint64_t nfeat, queue_io = 0, nhw, npg, nps, npaths, nsel;
         int tq;
@@ -223,9 +226,10 @@ static void judge_multipath(Cursor *c, const char *table_params, const Namer *nm
         tq = table_params ? table_queues(table_params) : -1;
         j->queueing = tq > 0 || (tq < 0 && queue_io > 0);
         judge_set(j, RAID_VERDICT_FAILED, "%s%s%s", j->paths ? "every path failed (" : "no path",
-                  failed, j->queueing ? (j->paths ? "): I/O is queued (writers hang)"
-                                                  : ": I/O is queued (writers hang)")
-                                      : (j->paths ? "): I/O fails" : ": I/O fails"));
+                  failed,
+                  j->queueing ? (j->paths ? "): I/O is queued (writers hang)"
+                                          : ": I/O is queued (writers hang)")
+                              : (j->paths ? "): I/O fails" : ": I/O fails"));
         return;
 unknown:
         judge_set(j, RAID_VERDICT_UNKNOWN, "multipath status not understood");

@@ -19,8 +19,7 @@ static double thin_data(const DmJudgement *j) {
 }
 
 static double thin_meta(const DmJudgement *j) {
-        return j->target == DM_TARGET_THIN_POOL && j->metadata_usage >= 0 ? j->metadata_usage
-                                                                          : NAN;
+        return j->target == DM_TARGET_THIN_POOL && j->metadata_usage >= 0 ? j->metadata_usage : NAN;
 }
 
 static double snap_usage(const DmJudgement *j) {
@@ -78,8 +77,8 @@ void metrics_dm_families(MetricsWriter *w, Volume *const *vols, size_t n) {
                                 metrics_writer_family(w, families[f].name, METRIC_GAUGE,
                                                       families[f].help);
                         written = true;
-                        metrics_writer_sample(w, "", x, "volume", v->name, "vg",
-                                              v->vg_name ?: "", "lv", v->lv_name ?: "", NULL);
+                        metrics_writer_sample(w, "", x, "volume", v->name, "vg", v->vg_name ?: "",
+                                              "lv", v->lv_name ?: "", NULL);
                 }
         }
 }

@@ -36,10 +36,10 @@ typedef const char *(*DmDeviceNameFunc)(unsigned major, unsigned minor, void *us
                                         size_t n);
 
 typedef struct DmJudgement {
-        RaidVerdict verdict; /* OK, DEGRADED, FAILED; UNKNOWN when the text does not parse */
-        char reason[192];    /* why, "" when OK */
-        DmTargetType target; /* the judged (first) target */
-        double data_usage;   /* 0..1: thin-pool data, snapshot COW store; < 0 unknown */
+        RaidVerdict verdict;   /* OK, DEGRADED, FAILED; UNKNOWN when the text does not parse */
+        char reason[192];      /* why, "" when OK */
+        DmTargetType target;   /* the judged (first) target */
+        double data_usage;     /* 0..1: thin-pool data, snapshot COW store; < 0 unknown */
         double metadata_usage; /* 0..1: thin-pool metadata; < 0 unknown */
         bool queueing;         /* multipath without a path, or out-of-space thin pool, queueing */
         unsigned paths, paths_failed; /* multipath */

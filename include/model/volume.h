@@ -128,7 +128,7 @@ typedef struct Volume {
         char *dm_target;         /* first table target type: "linear", "striped", "raid", ... */
         char *dm_table_params;   /* the first table line's parameters (after the target type) */
         bool dm_suspended;
-        DmRaidStatus *dm_raid; /* dm "raid" target status, parsed; owned */
+        DmRaidStatus *dm_raid;     /* dm "raid" target status, parsed; owned */
         DmJudgement *dm_judgement; /* the target judge's verdict, reason and figures (thin-pool,
                                     * snapshot, multipath, striped, mirror, ...); owned; the
                                     * verdict_reason points into it */

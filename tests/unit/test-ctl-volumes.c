@@ -77,12 +77,32 @@ static size_t line_words(const char *text, const char *first, char words[16][128
         return 0;
 }
 
-/* md-raid1-idle plus an unbound loop device (size 0) and a disk whose sysfs size is garbage. */
+/* md-raid1-idle plus an unbound loop device (size 0), zram without a disksize and an nbd not
+ * connected (both size 0, as the kernel shows them), and a disk whose sysfs size is garbage. */
 static int make_odd_tree(char dir[static 64]) {
+        static const char *const unconfigured[][2] = { { "zram0", "251:0\n" },
+                                                       { "nbd0", "43:0\n" } };
         int r = fixture_copy_with_unbound_loop("md-raid1-idle", dir);
+        char cmd[512], path[128];
 
         if (r < 0)
                 return r;
+        for (size_t i = 0; i < ELEMENTSOF(unconfigured); i++) {
+                const char *n = unconfigured[i][0];
+
+                (void) snprintf(cmd, sizeof(cmd),
+                                "mkdir -p '%s/sys/devices/virtual/block/%s' && "
+                                "ln -s ../../devices/virtual/block/%s '%s/sys/class/block/%s'",
+                                dir, n, n, dir, n);
+                if (system(cmd) != 0)
+                        return -EIO;
+                (void) snprintf(path, sizeof(path), "sys/devices/virtual/block/%s/dev", n);
+                if (write_text(dir, path, unconfigured[i][1]) < 0)
+                        return -EIO;
+                (void) snprintf(path, sizeof(path), "sys/devices/virtual/block/%s/size", n);
+                if (write_text(dir, path, "0\n") < 0)
+                        return -EIO;
+        }
         return write_text(dir, "sys/class/block/vda/size", "garbage\n");
 }
 
@@ -99,6 +119,8 @@ static void test_odd_tree(void) {
         }
         is_int(run(&out, "--no-controller-cli", "--root", dir, NULL), 0, "odd tree: exit 0");
         ok(out && !strstr(out, "loop0"), "unbound loop device not in the tree");
+        ok(out && !strstr(out, "zram0"), "zram without a disksize not in the tree");
+        ok(out && !strstr(out, "nbd0"), "nbd not connected not in the tree");
         n = out ? line_words(out, "|-vda", w) : 0;
         ok(n >= 5 && strcmp(w[3], "unknown") == 0, "unreadable size shown as unknown, not 0B");
         ok(out && !strstr(out, " 0B "), "no 0B anywhere");
@@ -114,12 +136,14 @@ static void test_odd_tree(void) {
 
                 if (!json_object_object_get_ex(o, "name", &name))
                         continue;
-                if (strcmp(json_object_get_string(name), "loop0") == 0)
+                if (strcmp(json_object_get_string(name), "loop0") == 0 ||
+                    strcmp(json_object_get_string(name), "zram0") == 0 ||
+                    strcmp(json_object_get_string(name), "nbd0") == 0)
                         loop_listed = true;
                 if (strcmp(json_object_get_string(name), "vda") == 0)
                         vda_null = json_object_object_get_ex(o, "size_bytes", &size) && !size;
         }
-        ok(j && !loop_listed, "--json: unbound loop device not listed");
+        ok(j && !loop_listed, "--json: unbound loop, zram and nbd of size 0 not listed");
         ok(vda_null, "--json: unknown size is null");
         json_object_put(j);
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -13,7 +13,7 @@
 
 typedef struct Case {
         const char *what, *status, *table;
-        const char *verdict;  /* raid_verdict_to_string() */
+        const char *verdict;   /* raid_verdict_to_string() */
         const char *in_reason; /* substring of the reason, or NULL */
         const char *not_in_reason;
         double data, meta; /* expected usage, -1 none; -2: do not check */
@@ -29,87 +29,133 @@ static const char *names(unsigned ma, unsigned mi, void *ud, char *buf, size_t n
 
 static const Case cases[] = {
         /* thin-pool */
-        { "pool with room", "0 16384 thin-pool 1 11/1024 10/128 - rw no_discard_passdown queue_if_no_space - 1024",
+        { "pool with room",
+          "0 16384 thin-pool 1 11/1024 10/128 - rw no_discard_passdown queue_if_no_space - 1024",
           NULL, "ok", NULL, NULL, 10.0 / 128, 11.0 / 1024, 0 },
-        { "pool full, error_if_no_space", "0 16384 thin-pool 1 13/1024 128/128 - out_of_data_space no_discard_passdown error_if_no_space - 1024",
+        { "pool full, error_if_no_space",
+          "0 16384 thin-pool 1 13/1024 128/128 - out_of_data_space no_discard_passdown "
+          "error_if_no_space - 1024",
           NULL, "failed", "writes to new blocks fail", NULL, 1.0, 13.0 / 1024, 0 },
-        { "pool full, queueing", "0 16384 thin-pool 1 13/1024 128/128 - out_of_data_space no_discard_passdown queue_if_no_space - 1024",
+        { "pool full, queueing",
+          "0 16384 thin-pool 1 13/1024 128/128 - out_of_data_space no_discard_passdown "
+          "queue_if_no_space - 1024",
           NULL, "failed", "queued", NULL, 1.0, -2, 1 },
-        { "pool read-only", "0 16384 thin-pool 1 13/1024 100/128 - ro no_discard_passdown queue_if_no_space needs_check 1024",
+        { "pool read-only",
+          "0 16384 thin-pool 1 13/1024 100/128 - ro no_discard_passdown queue_if_no_space "
+          "needs_check 1024",
           NULL, "failed", "read-only", NULL, -2, -2, -1 },
-        { "pool needs_check", "0 16384 thin-pool 1 13/1024 100/128 - rw discard_passdown queue_if_no_space needs_check 1024",
+        { "pool needs_check",
+          "0 16384 thin-pool 1 13/1024 100/128 - rw discard_passdown queue_if_no_space needs_check "
+          "1024",
           NULL, "degraded", "thin_check", NULL, -2, -2, -1 },
         { "pool Fail", "0 16384 thin-pool Fail", NULL, "failed", "failed", NULL, -1, -1, -1 },
         { "pool Error", "0 16384 thin-pool Error", NULL, "failed", NULL, NULL, -1, -1, -1 },
-        { "pool garbage mode", "0 16384 thin-pool 1 13/1024 100/128 - odd x y - 1", NULL, "unknown", NULL, NULL, -2, -2, -1 },
+        { "pool garbage mode", "0 16384 thin-pool 1 13/1024 100/128 - odd x y - 1", NULL, "unknown",
+          NULL, NULL, -2, -2, -1 },
         /* thin */
         { "thin ok", "0 65536 thin 16384 16383", NULL, "ok", NULL, NULL, -1, -1, -1 },
         { "thin unmapped", "0 65536 thin 0 -", NULL, "ok", NULL, NULL, -1, -1, -1 },
         { "thin Fail", "0 65536 thin Fail", NULL, "failed", "pool failed", NULL, -1, -1, -1 },
         /* snapshot (VM lines) */
-        { "snapshot used (VM)", "0 32768 snapshot 2072/8192 24", NULL, "ok", NULL, NULL, 2072.0 / 8192, -1, -1 },
-        { "snapshot Invalid (VM)", "0 32768 snapshot Invalid", NULL, "failed", "invalid", NULL, -1, -1, -1 },
-        { "snapshot merge failed", "0 32768 snapshot-merge Merge failed", NULL, "failed", "merge", NULL, -1, -1, -1 },
-        { "snapshot overflow", "0 32768 snapshot Overflow", NULL, "degraded", "full", NULL, -1, -1, -1 },
+        { "snapshot used (VM)", "0 32768 snapshot 2072/8192 24", NULL, "ok", NULL, NULL,
+          2072.0 / 8192, -1, -1 },
+        { "snapshot Invalid (VM)", "0 32768 snapshot Invalid", NULL, "failed", "invalid", NULL, -1,
+          -1, -1 },
+        { "snapshot merge failed", "0 32768 snapshot-merge Merge failed", NULL, "failed", "merge",
+          NULL, -1, -1, -1 },
+        { "snapshot overflow", "0 32768 snapshot Overflow", NULL, "degraded", "full", NULL, -1, -1,
+          -1 },
         { "snapshot Unknown", "0 32768 snapshot Unknown", NULL, "unknown", NULL, NULL, -1, -1, -1 },
         /* multipath: features "2 <queue_io> <pg_init_count>", hw 0, 1 pg, next pg 1; the VM
          * lines with the table the kernel printed back for queue_if_no_path / fail_if_no_path */
-        { "multipath one failed (VM)", "0 131072 multipath 2 0 0 0 1 1 A 0 2 0 253:0 F 1 253:1 A 0 ",
-          "0 131072 multipath 4 queue_if_no_path retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 2 1 253:0 1 253:1 1 ",
+        { "multipath one failed (VM)",
+          "0 131072 multipath 2 0 0 0 1 1 A 0 2 0 253:0 F 1 253:1 A 0 ",
+          "0 131072 multipath 4 queue_if_no_path retain_attached_hw_handler queue_mode bio 0 1 1 "
+          "round-robin 0 2 1 253:0 1 253:1 1 ",
           "degraded", "dm-0", "dm-1", -1, -1, 0 },
-        { "multipath all failed, queueing (VM)", "0 131072 multipath 2 0 0 0 1 1 E 0 2 0 253:0 F 1 253:1 F 1 ",
-          "0 131072 multipath 4 queue_if_no_path retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 2 1 253:0 1 253:1 1 ",
+        { "multipath all failed, queueing (VM)",
+          "0 131072 multipath 2 0 0 0 1 1 E 0 2 0 253:0 F 1 253:1 F 1 ",
+          "0 131072 multipath 4 queue_if_no_path retain_attached_hw_handler queue_mode bio 0 1 1 "
+          "round-robin 0 2 1 253:0 1 253:1 1 ",
           "failed", "queued", NULL, -1, -1, 1 },
-        { "multipath all failed, fail_if_no_path (VM)", "0 131072 multipath 2 0 0 0 1 1 E 0 2 0 253:0 F 1 253:1 F 1 ",
-          "0 131072 multipath 3 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 2 1 253:0 1 253:1 1 ",
+        { "multipath all failed, fail_if_no_path (VM)",
+          "0 131072 multipath 2 0 0 0 1 1 E 0 2 0 253:0 F 1 253:1 F 1 ",
+          "0 131072 multipath 3 retain_attached_hw_handler queue_mode bio 0 1 1 round-robin 0 2 1 "
+          "253:0 1 253:1 1 ",
           "failed", "I/O fails", "queued", -1, -1, 0 },
-        { "multipath reinstated (VM)", "0 131072 multipath 2 0 0 0 1 1 A 0 2 0 253:0 A 1 253:1 A 1 ",
-          NULL, "ok", NULL, NULL, -1, -1, 0 },
+        { "multipath reinstated (VM)",
+          "0 131072 multipath 2 0 0 0 1 1 A 0 2 0 253:0 A 1 253:1 A 1 ", NULL, "ok", NULL, NULL, -1,
+          -1, 0 },
         { "multipath both paths", "0 131072 multipath 2 0 0 0 1 1 A 0 2 0 253:1 A 0 253:2 A 0",
-          "0 131072 multipath 3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 253:2 1",
+          "0 131072 multipath 3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 "
+          "253:2 1",
           "ok", NULL, NULL, -1, -1, 0 },
         { "multipath one failed", "0 131072 multipath 2 0 0 0 1 1 A 0 2 0 253:1 F 1 253:2 A 0",
-          "0 131072 multipath 3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 253:2 1",
+          "0 131072 multipath 3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 "
+          "253:2 1",
           "degraded", "1 of 2 paths failed: dm-1", "dm-2", -1, -1, 0 },
-        { "multipath all failed, queue_if_no_path", "0 131072 multipath 2 1 0 0 1 1 E 0 2 0 253:1 F 1 253:2 F 1",
-          "0 131072 multipath 3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 253:2 1",
+        { "multipath all failed, queue_if_no_path",
+          "0 131072 multipath 2 1 0 0 1 1 E 0 2 0 253:1 F 1 253:2 F 1",
+          "0 131072 multipath 3 queue_if_no_path queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 "
+          "253:2 1",
           "failed", "queued", NULL, -1, -1, 1 },
-        { "multipath all failed, fail_if_no_path", "0 131072 multipath 2 0 0 0 1 1 E 0 2 0 253:1 F 1 253:2 F 1",
-          "0 131072 multipath 2 queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 253:2 1",
-          "failed", "I/O fails", "queued", -1, -1, 0 },
-        { "multipath no table: queue_io tells", "0 131072 multipath 2 1 0 0 1 1 E 0 2 0 253:1 F 1 253:2 F 1",
-          NULL, "failed", "queued", NULL, -1, -1, 1 },
-        { "multipath two groups, service-time args", "0 8 multipath 2 0 0 0 2 1 A 0 1 2 8:16 A 0 0 1 E 0 1 2 8:32 F 3 0 1",
-          NULL, "degraded", "8:32", "8:16", -1, -1, 0 },
-        { "multipath no groups", "0 8 multipath 2 0 0 0 0 0", NULL, "failed", "no path", NULL, -1, -1, 0 },
-        { "multipath truncated", "0 8 multipath 2 0 0 0 1 1 A 0 2 0 253:1", NULL, "unknown", NULL, NULL, -1, -1, -1 },
+        { "multipath all failed, fail_if_no_path",
+          "0 131072 multipath 2 0 0 0 1 1 E 0 2 0 253:1 F 1 253:2 F 1",
+          "0 131072 multipath 2 queue_mode bio 0 1 1 round-robin 0 2 1 253:1 1 253:2 1", "failed",
+          "I/O fails", "queued", -1, -1, 0 },
+        { "multipath no table: queue_io tells",
+          "0 131072 multipath 2 1 0 0 1 1 E 0 2 0 253:1 F 1 253:2 F 1", NULL, "failed", "queued",
+          NULL, -1, -1, 1 },
+        { "multipath two groups, service-time args",
+          "0 8 multipath 2 0 0 0 2 1 A 0 1 2 8:16 A 0 0 1 E 0 1 2 8:32 F 3 0 1", NULL, "degraded",
+          "8:32", "8:16", -1, -1, 0 },
+        { "multipath no groups", "0 8 multipath 2 0 0 0 0 0", NULL, "failed", "no path", NULL, -1,
+          -1, 0 },
+        { "multipath truncated", "0 8 multipath 2 0 0 0 1 1 A 0 2 0 253:1", NULL, "unknown", NULL,
+          NULL, -1, -1, -1 },
         /* striped */
-        { "striped healthy (fixture lvm-striped)", "0 131072 striped 2 254:96 254:112 1 AA", NULL, "ok", NULL, NULL, -1, -1, -1 },
-        { "striped D", "0 16384 striped 2 253:1 253:2 1 AD", NULL, "failed", "dm-2", "dm-1", -1, -1, -1 },
-        { "striped bad health length", "0 16384 striped 2 253:1 253:2 1 A", NULL, "unknown", NULL, NULL, -1, -1, -1 },
+        { "striped healthy (fixture lvm-striped)", "0 131072 striped 2 254:96 254:112 1 AA", NULL,
+          "ok", NULL, NULL, -1, -1, -1 },
+        { "striped D", "0 16384 striped 2 253:1 253:2 1 AD", NULL, "failed", "dm-2", "dm-1", -1, -1,
+          -1 },
+        { "striped bad health length", "0 16384 striped 2 253:1 253:2 1 A", NULL, "unknown", NULL,
+          NULL, -1, -1, -1 },
         /* mirror */
-        { "mirror in sync, core log", "0 8192 mirror 2 253:3 253:4 8/8 1 AA 1 core", NULL, "ok", NULL, NULL, -1, -1, -1 },
-        { "mirror leg D", "0 8192 mirror 2 253:3 253:4 8/8 1 AD 1 core", NULL, "degraded", "dm-4", "dm-3", -1, -1, -1 },
-        { "mirror every leg", "0 8192 mirror 2 253:3 253:4 8/8 1 DS 1 core", NULL, "failed", "every", NULL, -1, -1, -1 },
-        { "mirror disk log D", "0 8192 mirror 2 253:3 253:4 8/8 1 AA 3 disk 253:5 D", NULL, "degraded", "log on dm-5", NULL, -1, -1, -1 },
+        { "mirror in sync, core log", "0 8192 mirror 2 253:3 253:4 8/8 1 AA 1 core", NULL, "ok",
+          NULL, NULL, -1, -1, -1 },
+        { "mirror leg D", "0 8192 mirror 2 253:3 253:4 8/8 1 AD 1 core", NULL, "degraded", "dm-4",
+          "dm-3", -1, -1, -1 },
+        { "mirror every leg", "0 8192 mirror 2 253:3 253:4 8/8 1 DS 1 core", NULL, "failed",
+          "every", NULL, -1, -1, -1 },
+        { "mirror disk log D", "0 8192 mirror 2 253:3 253:4 8/8 1 AA 3 disk 253:5 D", NULL,
+          "degraded", "log on dm-5", NULL, -1, -1, -1 },
         /* cache */
-        { "cache ok", "0 8192 cache 8 27/1024 128 12/512 0 5 0 0 0 12 0 1 writethrough 2 migration_threshold 2048 smq 0 rw -",
+        { "cache ok",
+          "0 8192 cache 8 27/1024 128 12/512 0 5 0 0 0 12 0 1 writethrough 2 migration_threshold "
+          "2048 smq 0 rw -",
           NULL, "ok", NULL, NULL, -1, -1, -1 },
-        { "cache needs_check", "0 8192 cache 8 27/1024 128 12/512 0 5 0 0 0 12 0 1 writethrough 2 migration_threshold 2048 smq 0 rw needs_check",
+        { "cache needs_check",
+          "0 8192 cache 8 27/1024 128 12/512 0 5 0 0 0 12 0 1 writethrough 2 migration_threshold "
+          "2048 smq 0 rw needs_check",
           NULL, "degraded", "cache_check", NULL, -1, -1, -1 },
-        { "cache ro", "0 8192 cache 8 27/1024 128 12/512 0 5 0 0 0 12 0 1 writethrough 2 migration_threshold 2048 smq 0 ro -",
+        { "cache ro",
+          "0 8192 cache 8 27/1024 128 12/512 0 5 0 0 0 12 0 1 writethrough 2 migration_threshold "
+          "2048 smq 0 ro -",
           NULL, "degraded", "read-only", NULL, -1, -1, -1 },
         { "cache Fail", "0 8192 cache Fail", NULL, "failed", NULL, NULL, -1, -1, -1 },
         /* writecache, integrity, verity */
         { "writecache ok", "0 8192 writecache 0 1000 900 0", NULL, "ok", NULL, NULL, -1, -1, -1 },
-        { "writecache error", "0 8192 writecache -5 1000 900 0", NULL, "failed", "error -5", NULL, -1, -1, -1 },
+        { "writecache error", "0 8192 writecache -5 1000 900 0", NULL, "failed", "error -5", NULL,
+          -1, -1, -1 },
         { "integrity clean", "0 8192 integrity 0 8000 -", NULL, "ok", NULL, NULL, -1, -1, -1 },
-        { "integrity mismatches", "0 8192 integrity 3 8000 -", NULL, "degraded", "3 checksum mismatches", NULL, -1, -1, -1 },
+        { "integrity mismatches", "0 8192 integrity 3 8000 -", NULL, "degraded",
+          "3 checksum mismatches", NULL, -1, -1, -1 },
         { "verity corrupted", "0 8192 verity C", NULL, "failed", "corrupted", NULL, -1, -1, -1 },
         { "verity fine", "0 8192 verity V", NULL, "ok", NULL, NULL, -1, -1, -1 },
         /* several segments: the worst wins */
-        { "two striped segments, second D", "0 8192 striped 2 253:1 253:2 1 AA\n8192 8192 striped 2 253:3 253:4 1 DA\n",
-          NULL, "failed", "dm-3", NULL, -1, -1, -1 },
+        { "two striped segments, second D",
+          "0 8192 striped 2 253:1 253:2 1 AA\n8192 8192 striped 2 253:3 253:4 1 DA\n", NULL,
+          "failed", "dm-3", NULL, -1, -1, -1 },
         { "linear: nothing to judge", "0 8192 linear ", NULL, "ok", NULL, NULL, -1, -1, -1 },
         { "empty status", "", NULL, "unknown", NULL, NULL, -1, -1, -1 },
         { "garbage line", "zero 8192 thin-pool", NULL, "unknown", NULL, NULL, -1, -1, -1 },
@@ -119,7 +165,8 @@ static void run_case(const Case *c) {
         DmJudgement j;
 
         dm_judge(c->status, c->table, names, NULL, &j);
-        is_str(raid_verdict_to_string(j.verdict), c->verdict, "%s: verdict (%s)", c->what, j.reason);
+        is_str(raid_verdict_to_string(j.verdict), c->verdict, "%s: verdict (%s)", c->what,
+               j.reason);
         if (c->in_reason)
                 ok(strstr(j.reason, c->in_reason) != NULL, "%s: reason '%s' has '%s'", c->what,
                    j.reason, c->in_reason);

@@ -267,13 +267,15 @@ static void test_dm_raid(void) {
         ok(dm_raid_status_parse("raid10 4 ADDA 0/100 idle 0 0 -", &s) == 0, "parse");
         raid_health_from_dm_raid_table(&s, "raid10 1 128 4 - 8:1 - 8:2 - 8:3 - 8:4", &h);
         V(h, "degraded", "dm raid10 near 2 (table default), legs 1,2 dead");
-        raid_health_from_dm_raid_table(&s, "raid10 3 128 raid10_format offset 4 - 8:1 - 8:2 - 8:3 - 8:4", &h);
+        raid_health_from_dm_raid_table(
+                &s, "raid10 3 128 raid10_format offset 4 - 8:1 - 8:2 - 8:3 - 8:4", &h);
         V(h, "failed", "dm raid10 offset from the table, legs 1,2 dead");
         ok(dm_raid_status_parse("raid10_offset 4 ADDA 0/100 idle 0 0 -", &s) == 0, "parse");
         raid_health_from_dm_raid(&s, &h);
         V(h, "failed", "dm raid10_offset named by the status, legs 1,2 dead");
         ok(dm_raid_status_parse("raid10 4 DDAA 0/100 idle 0 0 -", &s) == 0, "parse");
-        raid_health_from_dm_raid_table(&s, "raid10 3 128 raid10_copies 3 4 - 8:1 - 8:2 - 8:3 - 8:4", &h);
+        raid_health_from_dm_raid_table(&s, "raid10 3 128 raid10_copies 3 4 - 8:1 - 8:2 - 8:3 - 8:4",
+                                       &h);
         V(h, "degraded", "dm raid10 near 3 from the table, legs 0,1 dead");
 }
 
