@@ -5,9 +5,13 @@
  * expectation is read off the kernel's own words in the line (out_of_data_space, Invalid, F, D),
  * never from storpulse's output. */
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "basic/fileio.h"
+#include "basic/macro.h"
 #include "model/dm-judge.h"
 #include "tap.h"
 
@@ -183,8 +187,52 @@ static void run_case(const Case *c) {
                 is_int(j.queueing, c->queueing, "%s: queueing", c->what);
 }
 
+static char *fixture(const char *name) {
+        const char *base = getenv("STORPULSE_FIXTURES");
+        char path[PATH_MAX];
+        char *text = NULL;
+
+        (void) snprintf(path, sizeof(path), "%s/parsers/dm/%s", base ?: "tests/fixtures", name);
+        if (read_full_file_at(-100 /* AT_FDCWD */, path, &text, NULL) < 0)
+                return NULL;
+        return text;
+}
+
+/* The captures of tests/vm verdict-dm-* (tests/fixtures/parsers/README.md, section dm judges):
+ * the verdict each line must give, read off the kernel's own words in it. */
+static const struct {
+        const char *status, *table, *verdict, *in_reason;
+} captured[] = {
+        { "snapshot-used.status", "snapshot.table", "ok", NULL },
+        { "snapshot-invalid.status", "snapshot.table", "failed", "invalid" },
+        { "multipath-ok.status", "multipath-queue.table", "ok", NULL },
+        { "multipath-one-failed.status", "multipath-queue.table", "degraded", "dm-0" },
+        { "multipath-all-failed.status", "multipath-queue.table", "failed", "queued" },
+        { "multipath-all-failed.status", "multipath-noqueue.table", "failed", "I/O fails" },
+        { "multipath-reinstated.status", "multipath-noqueue.table", "ok", NULL },
+};
+
+static void test_captured(void) {
+        for (size_t i = 0; i < ELEMENTSOF(captured); i++) {
+                _cleanup_free_ char *st = fixture(captured[i].status),
+                                    *tb = fixture(captured[i].table);
+                DmJudgement j;
+
+                ok(st && tb, "fixture %s and %s read", captured[i].status, captured[i].table);
+                dm_judge(st, tb, names, NULL, &j);
+                is_str(raid_verdict_to_string(j.verdict), captured[i].verdict, "%s with %s (%s)",
+                       captured[i].status, captured[i].table, j.reason);
+                if (captured[i].in_reason)
+                        ok(strstr(j.reason, captured[i].in_reason) != NULL,
+                           "%s: reason '%s' has '%s'", captured[i].status, j.reason,
+                           captured[i].in_reason);
+        }
+}
+
 int main(void) {
         DmJudgement j;
+
+        test_captured();
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
                 run_case(&cases[i]);

@@ -16,8 +16,8 @@ run vgcreate -q vgt /dev/$a
 run lvcreate -q -y --monitor n --type thin-pool -L 8M -n pe vgt
 run lvchange -q --errorwhenfull y vgt/pe
 run lvcreate -q -y --monitor n -V 32M -T vgt/pe -n te
+# queue_if_no_space is lvm2's default (errorwhenfull n)
 run lvcreate -q -y --monitor n --type thin-pool -L 8M -n pq vgt
-run lvchange -q --errorwhenfull n vgt/pq
 run lvcreate -q -y --monitor n -V 32M -T vgt/pq -n tq
 udevadm settle --timeout=30
 dmsetup ls --tree
