@@ -10,6 +10,7 @@ DM_PORT=9978
 dm_daemon_start() {
         [[ ${STORPULSE_VM_KERNEL_ONLY:-0} == 1 ]] && return 0
         DAEMON=$(dirname "$STORPULSECTL")/storpulsed
+        ip link set lo up # the script-mode guest brings up no network; /metrics is on loopback
         mkdir -p "$SCRATCH/run" "$SCRATCH/state"
         cat >"$SCRATCH/dm.conf" <<CONF
 [Daemon]
@@ -23,9 +24,9 @@ CONF
                 >"$SCRATCH/daemon.log" 2>&1 &
         DM_DAEMON_PID=$!
         export STORPULSE_SOCKET=$SCRATCH/run/control
+        trap 'dm_daemon_stop' EXIT
         wait_until 60 "control socket" test -S "$STORPULSE_SOCKET"
         wait_until 30 "HTTP endpoint" curl -sf -o /dev/null "http://127.0.0.1:$DM_PORT/metrics"
-        trap 'dm_daemon_stop' EXIT
 }
 
 dm_daemon_stop() {
