@@ -203,6 +203,9 @@ static char *fixture(const char *name) {
 static const struct {
         const char *status, *table, *verdict, *in_reason;
 } captured[] = {
+        { "thin-pool-empty.status", "thin-pool.table", "ok", NULL },
+        { "thin-pool-full-error.status", "thin-pool.table", "failed", "writes to new blocks fail" },
+        { "thin-pool-full-queue.status", "thin-pool.table", "failed", "queued" },
         { "snapshot-used.status", "snapshot.table", "ok", NULL },
         { "snapshot-invalid.status", "snapshot.table", "failed", "invalid" },
         { "multipath-ok.status", "multipath-queue.table", "ok", NULL },

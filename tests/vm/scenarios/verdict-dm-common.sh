@@ -42,7 +42,7 @@ dm_daemon_stop() {
 api_volumes() {
         local f=$SCRATCH/$1.api.json
         curl -sfS --max-time 10 "http://127.0.0.1:$DM_PORT/api/v1/volumes" |
-                python3 -c 'import json, sys; json.dump(json.load(sys.stdin)["volumes"], sys.stdout)' \
+                python3 -c 'import json, sys; d = json.load(sys.stdin); json.dump(d["volumes"] if isinstance(d, dict) else d, sys.stdout)' \
                         >"$f" || return 1
         echo "$f"
 }
