@@ -28,7 +28,7 @@ dm_check snap-invalid "snapshot Invalid: failed" "
 s = lv('vgs', 'snap')
 eq(s['verdict'], 'failed', 'snap verdict')
 ok('invalid' in s['verdict_reason'], 'reason: %r' % s['verdict_reason'])
-eq(lv('vgs', 'origin')['verdict'], 'ok', 'origin still ok')
+eq(lv('vgs', 'origin')['state'], 'ok', 'origin still ok (state)')
 "
 metrics_has 'storpulse_volume_problem\{volume="[^"]+"(,[a-z]+="[^"]*")*\} 1' "a problem series"
 event_has 'has failed \(.*invalid' "failed event naming the reason"
