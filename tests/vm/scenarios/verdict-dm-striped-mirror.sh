@@ -50,8 +50,10 @@ eq(s['verdict'], 'failed', 'st verdict')
 ok('$n2' in s['verdict_reason'], 'reason names $n2: %r' % s['verdict_reason'])
 "
 n4=$(dm_name_of spv4)
+# the kernel reports the leg, LVM's mimage sub-LV on spv4: the reason names that device
+m1=$(dm_name_of vgx-mi_mimage_1)
 error_table spv4
-log "write the mirror LV until the leg on $n4 shows D"
+log "write the mirror LV until its leg $m1 (on $n4) shows D"
 write_mi() {
         dd if=/dev/urandom of=/dev/vgx/mi bs=64k count=16 oflag=direct status=none 2>/dev/null
         status_shows vgx-mi ' A[A-Z] | [A-Z]A '
@@ -62,7 +64,7 @@ dmsetup status vgx-mi
 dm_check mi-leg "mirror leg lost: degraded, naming it" "
 m = lv('vgx', 'mi')
 eq(m['verdict'], 'degraded', 'mi verdict')
-ok('$n4' in m['verdict_reason'], 'reason names $n4: %r' % m['verdict_reason'])
+ok('$m1' in m['verdict_reason'], 'reason names the leg $m1: %r' % m['verdict_reason'])
 "
 metrics_has 'storpulse_volume_health\{volume="[^"]+",(.*,)?state="degraded"\} 1' "a degraded series"
 dm_daemon_stop
