@@ -206,6 +206,8 @@ static const struct {
         { "thin-pool-empty.status", "thin-pool.table", "ok", NULL },
         { "thin-pool-full-error.status", "thin-pool.table", "failed", "writes to new blocks fail" },
         { "thin-pool-full-queue.status", "thin-pool.table", "failed", "queued" },
+        { "striped-dead.status", NULL, "failed", "dm-1" },
+        { "mirror-leg-dead.status", NULL, "degraded", "dm-6" },
         { "snapshot-used.status", "snapshot.table", "ok", NULL },
         { "snapshot-invalid.status", "snapshot.table", "failed", "invalid" },
         { "multipath-ok.status", "multipath-queue.table", "ok", NULL },
@@ -218,13 +220,13 @@ static const struct {
 static void test_captured(void) {
         for (size_t i = 0; i < ELEMENTSOF(captured); i++) {
                 _cleanup_free_ char *st = fixture(captured[i].status),
-                                    *tb = fixture(captured[i].table);
+                                    *tb = captured[i].table ? fixture(captured[i].table) : NULL;
                 DmJudgement j;
 
-                ok(st && tb, "fixture %s and %s read", captured[i].status, captured[i].table);
+                ok(st && (tb || !captured[i].table), "fixture %s read", captured[i].status);
                 dm_judge(st, tb, names, NULL, &j);
-                is_str(raid_verdict_to_string(j.verdict), captured[i].verdict, "%s with %s (%s)",
-                       captured[i].status, captured[i].table, j.reason);
+                is_str(raid_verdict_to_string(j.verdict), captured[i].verdict, "%s (%s)",
+                       captured[i].status, j.reason);
                 if (captured[i].in_reason)
                         ok(strstr(j.reason, captured[i].in_reason) != NULL,
                            "%s: reason '%s' has '%s'", captured[i].status, j.reason,
