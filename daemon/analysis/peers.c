@@ -195,11 +195,12 @@ static int judge_member(const PeerConfig *c, const PeerSample *p, const unsigned
 static int member_step(const PeerConfig *c, PeerMemberState *m, const int *verdict, PeerEvent *ev,
                        size_t n_events, size_t *k) {
         PeerSource hit = _PEER_SOURCE_INVALID;
-        bool any_slow_streak = false;
+        bool any_slow_streak = false, any_slow_now = false;
         int r;
 
         for (PeerSource s = 0; s < _PEER_SOURCE_MAX; s++) {
                 if (verdict[s] > 0) {
+                        any_slow_now = true;
                         m->slow_streak[s]++;
                         m->normal_streak[s] = 0;
                         if (m->slow_streak[s] >= c->k_slow && hit < 0)
@@ -217,16 +218,25 @@ static int member_step(const PeerConfig *c, PeerMemberState *m, const int *verdi
         if (!m->suspect && hit >= 0) {
                 m->suspect = true;
                 m->raised_by = hit;
+                m->clean_runs = 0;
                 m->episodes++;
                 r = emit(ev, n_events, k, PEER_EVENT_SLOW, m, m->slow_streak[hit]);
                 if (r < 0)
                         return r;
-        } else if (m->suspect && !any_slow_streak &&
-                   m->normal_streak[m->raised_by] >= c->m_normal) {
-                m->suspect = false;
-                r = emit(ev, n_events, k, PEER_EVENT_NORMAL, m, m->normal_streak[m->raised_by]);
-                if (r < 0)
-                        return r;
+        } else if (m->suspect) {
+                /* Recovery has its own rule: m_normal runs of the probe (it reads now) or of the
+                 * raising source judged normal, with no source slow since. A source that stopped
+                 * reading (an await with no foreground) holds no verdict with a stale streak. */
+                if (any_slow_now)
+                        m->clean_runs = 0;
+                else if (verdict[PEER_SOURCE_PROBE] == 0 || verdict[m->raised_by] == 0)
+                        m->clean_runs++;
+                if (m->clean_runs >= c->m_normal) {
+                        m->suspect = false;
+                        r = emit(ev, n_events, k, PEER_EVENT_NORMAL, m, m->clean_runs);
+                        if (r < 0)
+                                return r;
+                }
         }
         if (count_stretches(m->history, m->judged) < c->flap_edges) {
                 m->flapping = false;

@@ -11,14 +11,17 @@
  * median of the group is no reference (with two, which one is slow?), so each member is compared
  * with its own baseline instead, by the same rule over its own median and MAD.
  *
- * Hysteresis per member and source: SUSPECT after k_slow slow runs in a row of one source, NORMAL
- * again after m_normal normal runs in a row of the source that raised it, with no source in a
- * slow streak. The sources see different windows (a probe reads now, a passive await averages
- * the last statistics interval, which may mostly predate a fault), so one source's normal run
- * never breaks another's slow streak. A member that keeps crossing is flapping: FLAPPING is
- * reported once when the last 32 judged runs hold flap_edges or more separate slow stretches
- * (suspect or not: a member slow every other run never reaches k_slow), and clears when they no
- * longer do.
+ * Hysteresis per member: SUSPECT after k_slow slow runs in a row of one source (the sources see
+ * different windows: a probe reads now, a passive await averages the last statistics interval,
+ * which may mostly predate a fault, so one source's normal run never breaks another's slow
+ * streak). NORMAL again after m_normal runs in which the probe or the source that raised it
+ * judged the member normal, with no source judging it slow since: a slow run of any source
+ * starts the count again, but a source that stopped measuring (the passive await of an array
+ * without foreground reads) holds no verdict. An await tick, which may mostly predate the
+ * healing, never clears a verdict the probe raised on its own. A member that keeps crossing is
+ * flapping: FLAPPING is reported once when the last 32 judged runs hold flap_edges or more separate
+ * slow stretches (suspect or not: a member slow every other run never reaches k_slow), and clears
+ * when they no longer do.
  *
  * Pure: no I/O, no clock; a PeerGroup is plain data. */
 
@@ -92,11 +95,12 @@ typedef struct PeerMemberState {
         char name[BASELINE_NAME_MAX];
         bool suspect, flapping;
         unsigned slow_streak[_PEER_SOURCE_MAX], normal_streak[_PEER_SOURCE_MAX];
-        PeerSource raised_by;                    /* the source whose streak made it SUSPECT */
-        uint32_t history;                        /* bit 0: last run slow; one bit per judged run */
-        unsigned judged;                         /* runs in history (<= 32) */
-        uint64_t episodes;                       /* times it became SUSPECT */
-        PeerSource source;                       /* of the last slow run */
+        PeerSource raised_by; /* the source whose streak made it SUSPECT */
+        uint32_t history;     /* bit 0: last run slow; one bit per judged run */
+        unsigned judged;      /* runs in history (<= 32) */
+        unsigned clean_runs;  /* while SUSPECT: normal runs since the last slow one */
+        uint64_t episodes;    /* times it became SUSPECT */
+        PeerSource source;    /* of the last slow run */
         double value_ms, limit_ms, reference_ms; /* of the last judged run */
         bool by_own_baseline;
 } PeerMemberState;
