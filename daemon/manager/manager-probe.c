@@ -28,8 +28,6 @@
 #include "manager/manager-internal.h"
 #include "manager/manager-probe-internal.h"
 
-#define DEPTH_MAX 16 /* of the stack graph walks: a corrupt graph is cut */
-
 static const char *const verdict_table[_MANAGER_PROBE_VERDICT_MAX] = {
         [MANAGER_PROBE_OK] = "ok",
         [MANAGER_PROBE_ERROR] = "error",
@@ -98,104 +96,9 @@ static void on_reaped(pid_t pid, const ProcessExit *e, usec_t tracked_usec, void
 
 /* ---- the stack graph ---------------------------------------------------------------------- */
 
-static bool strv_has(char **l, size_t n, const char *s) {
-        for (size_t i = 0; i < n; i++)
-                if (strcmp(l[i], s) == 0)
-                        return true;
-        return false;
-}
-
-static int devs_add(RunTarget *t, const char *name) {
-        char **a;
-
-        if (strv_has(t->devs, t->n_devs, name))
-                return 0;
-        a = realloc(t->devs, (t->n_devs + 2) * sizeof(char *));
-        if (!a)
-                return -ENOMEM;
-        t->devs = a;
-        a[t->n_devs] = strdup(name);
-        if (!a[t->n_devs])
-                return -ENOMEM;
-        a[++t->n_devs] = NULL;
-        return 0;
-}
-
-/* The disks at the bottom of v's stack (v itself when it sits on nothing). */
-static int collect_disks(const Inventory *inv, const Volume *v, RunTarget *t, unsigned depth) {
-        bool any = false;
-
-        if (depth > DEPTH_MAX)
-                return 0;
-        for (size_t i = 0; v->members && v->members[i]; i++) {
-                const Volume *w = inventory_get(inv, v->members[i]);
-
-                if (!w)
-                        continue;
-                any = true;
-                if (collect_disks(inv, w, t, depth + 1) < 0)
-                        return -ENOMEM;
-        }
-        if (!any && depth > 0)
-                return devs_add(t, v->name);
-        return 0;
-}
-
-static bool sync_running(const Volume *v) {
-        const char *a = v->sync.action;
-
-        return a && strcmp(a, "idle") != 0 && strcmp(a, "frozen") != 0;
-}
-
-/* v, an array below it or one above it rebuilds. */
-static bool rebuilding_down(const Inventory *inv, const Volume *v, unsigned depth) {
-        if (depth > DEPTH_MAX)
-                return false;
-        if (sync_running(v))
-                return true;
-        for (size_t i = 0; v->members && v->members[i]; i++) {
-                const Volume *w = inventory_get(inv, v->members[i]);
-
-                if (w && rebuilding_down(inv, w, depth + 1))
-                        return true;
-        }
-        return false;
-}
-
-static bool rebuilding_up(const Inventory *inv, const Volume *v, unsigned depth) {
-        if (depth > DEPTH_MAX)
-                return false;
-        if (sync_running(v))
-                return true;
-        for (size_t i = 0; v->holders && v->holders[i]; i++) {
-                const Volume *w = inventory_get(inv, v->holders[i]);
-
-                if (w && rebuilding_up(inv, w, depth + 1))
-                        return true;
-        }
-        return false;
-}
-
-/* Some volume above v (through holders) is itself selected: v is one of its members. */
-static bool under_selected(const Manager *m, const Volume *v, unsigned depth) {
-        if (depth > DEPTH_MAX)
-                return false;
-        for (size_t i = 0; v->holders && v->holders[i]; i++) {
-                const Volume *w = inventory_get(m->inventory, v->holders[i]);
-
-                if (!w)
-                        continue;
-                if (!w->hidden && w->size_bytes > 0 && config_volume_selected(m->config, w))
-                        return true;
-                if (under_selected(m, w, depth + 1))
-                        return true;
-        }
-        return false;
-}
-
 /* ---- runs --------------------------------------------------------------------------------- */
 
-static void target_done_free(RunTarget *t) {
+void manager_probe_target_free(RunTarget *t) {
         strv_free_local(t->devs);
         free(t->name);
 }
@@ -204,86 +107,12 @@ static void run_free(ManagerProbeRun *run) {
         if (!run)
                 return;
         for (size_t i = 0; i < run->n_targets; i++)
-                target_done_free(&run->targets[i]);
+                manager_probe_target_free(&run->targets[i]);
         free(run->targets);
         free(run->waiters);
         strv_free_local(run->requested);
         sd_event_source_disable_unref(run->retry_timer);
         free(run);
-}
-
-static int run_add_target(ManagerProbeRun *run, const Volume *v) {
-        Manager *m = run->m;
-        RunTarget *a, *t;
-        const Profile *light;
-        ManagerVolume *rec;
-
-        for (size_t i = 0; i < run->n_targets; i++)
-                if (strcmp(run->targets[i].name, v->name) == 0)
-                        return 0;
-        a = realloc(run->targets, (run->n_targets + 1) * sizeof(*a));
-        if (!a)
-                return -ENOMEM;
-        run->targets = a;
-        t = &a[run->n_targets];
-        *t = (RunTarget){ .profile = run->profile, .foreign_share = NAN };
-        t->name = strdup(v->name);
-        if (!t->name || devs_add(t, v->name) < 0 || collect_disks(m->inventory, v, t, 0) < 0) {
-                target_done_free(t);
-                return -ENOMEM;
-        }
-        rec = manager_get_volume(m, v->name);
-        /* never quiet for MaxDeferral=: probe it now, lightly, whatever the foreground does */
-        t->forced = rec && backoff_deferral_expired(rec->deferred_usec, now(CLOCK_REALTIME),
-                                                    m->config->max_deferral_usec);
-        if (rebuilding_down(m->inventory, v, 0) || rebuilding_up(m->inventory, v, 0))
-                light = config_get_profile(m->config, m->config->rebuild_profile);
-        else if (t->forced)
-                light = config_get_profile(m->config, m->config->deferral_profile);
-        else
-                light = NULL;
-        if (light)
-                t->profile = *light;
-        run->n_targets++;
-        return 0;
-}
-
-static int run_resolve(ManagerProbeRun *run) {
-        Manager *m = run->m;
-        Volume *v;
-        int r;
-
-        if (run->requested) {
-                for (size_t i = 0; run->requested[i]; i++) {
-                        v = inventory_get(m->inventory, run->requested[i]);
-                        if (!v)
-                                continue; /* vanished since the request: reported as skipped */
-                        r = run_add_target(run, v);
-                        if (r < 0)
-                                return r;
-                        if (run->profile.members)
-                                for (size_t j = 1; j < run->targets[run->n_targets - 1].n_devs;
-                                     j++) {
-                                        Volume *d = inventory_get(
-                                                m->inventory,
-                                                run->targets[run->n_targets - 1].devs[j]);
-
-                                        if (d && (r = run_add_target(run, d)) < 0)
-                                                return r;
-                                }
-                }
-                return 0;
-        }
-        INVENTORY_FOREACH(v, m->inventory) {
-                if (v->hidden || v->size_bytes == 0 || !config_volume_selected(m->config, v))
-                        continue;
-                if (!run->profile.members && under_selected(m, v, 0))
-                        continue;
-                r = run_add_target(run, v);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
 }
 
 static void notify_done(ManagerProbeRun *run, const ManagerVolume *rec, ManagerProbeVerdict verdict,
@@ -530,7 +359,7 @@ static void run_start_next(Manager *m) {
                 m->n_queued--;
                 run->start_usec = now(CLOCK_MONOTONIC);
                 run->started = true;
-                if (run_resolve(run) < 0) {
+                if (manager_probe_run_resolve(run) < 0) {
                         log_oom();
                         run_finish(m, run, true);
                         run_free(run);

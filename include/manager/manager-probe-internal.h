@@ -87,6 +87,12 @@ void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
  * done. */
 void manager_probe_kick(Manager *m);
 int manager_probe_reaper_arm(Manager *m);
+/* Frees what t owns (not t). */
+void manager_probe_target_free(RunTarget *t);
+
+/* manager-probe-targets.c */
+/* Resolves run's targets (see there); -ENOMEM. */
+int manager_probe_run_resolve(ManagerProbeRun *run);
 
 /* manager-probe-slice.c */
 /* Try to start the next slice of t: 1 started, 0 deferred or finished, -errno. */

@@ -4,6 +4,10 @@
 # (MinSamples=4, StatisticsInterval=1s, RebuildSustain=5s, RebuildMaxETA=20s, LatencyFloor=500us
 # for a virtual disk whose reads take 0.3 ms), one
 # `storpulsectl probe --profile bench md0` per round.
+#   0. members probed whatever their kind (issue 26): with Name=md0 selecting only the array, a
+#      profile with Members=yes probes md0 and its three dm-delay members in the same run, both
+#      from the selection (`storpulsectl probe --profile members`) and by name (... md0); the
+#      disks below them are not probed in their place.
 #   1. healthy: BENCH_FAULTS_HEALTHY rounds (default 6), false alarms counted (none allowed from the
 #      peer rule; own-baseline verdicts of a TCG guest are counted, see perf-fail-slow).
 #   2. md0 throttled to 30 %: the daemon (and so its probe helpers) in a cgroup v2 whose
@@ -41,6 +45,12 @@ SequentialBlockSize=256K
 RandomDuration=0.3s
 RandomDeepQueueDepth=0
 Timeout=30s
+[Profile members]
+SequentialBytes=1M
+SequentialBlockSize=256K
+RandomDuration=0.1s
+RandomDeepQueueDepth=0
+Members=yes
 [Detection]
 BaselineWindow=16
 MinSamples=4
@@ -56,6 +66,26 @@ round() {
         timeout 120 "$STORPULSECTL" probe --profile bench md0 >>"$SCRATCH/rounds.log" 2>&1 ||
                 echo "round: probe exit $?"
 }
+# ---- 0. members probed whatever their kind ------------------------------------------------
+members_probed() {
+        local d n
+        for d in md0 "${dm[@]}"; do
+                n=$(grep -c "^$d: probe (members) ok" "$SCRATCH/daemon.log" || true)
+                ((n == $1)) || fail "$d probed $n times by the members profile after $2 (want $1)"
+        done
+        for d in $(disk 1) $(disk 2) $(disk 3); do
+                ! grep -q "^$d: probe (members)" "$SCRATCH/daemon.log" ||
+                        fail "$d (below a member) probed in the members' place"
+        done
+}
+timeout 120 "$STORPULSECTL" probe --profile members >>"$SCRATCH/rounds.log" 2>&1 ||
+        fail "members round from the selection: exit $?"
+members_probed 1 "a round from the selection"
+timeout 120 "$STORPULSECTL" probe --profile members md0 >>"$SCRATCH/rounds.log" 2>&1 ||
+        fail "members round by name: exit $?"
+members_probed 2 "a round by name"
+log "members probed with md0: ${dm[*]}"
+
 log "healthy phase: $HEALTHY rounds"
 for ((i = 1; i <= HEALTHY; i++)); do
         round
