@@ -25,6 +25,7 @@
 #include "basic/sysfs.h"
 #include "core/inventory-internal.h"
 #include "model/dm-judge.h"
+#include "core/stack-health.h"
 #include "model/md.h"
 #include "model/mdstat.h"
 
@@ -713,10 +714,14 @@ int inventory_attribute_problem(const Inventory *inv, const Volume *v, const Vol
 }
 
 int inventory_to_json(const Inventory *inv, json_object **ret) {
+        _cleanup_free_ StackHealth *sh = NULL;
         json_object *a;
 
         if (!inv || !ret)
                 return -EINVAL;
+        sh = calloc(inv->n_volumes + 1, sizeof(*sh));
+        if (!sh || stack_health_compute(inv, sh, inv->n_volumes) < 0)
+                return -ENOMEM;
         a = json_object_new_array();
         if (!a)
                 return -ENOMEM;
@@ -727,6 +732,10 @@ int inventory_to_json(const Inventory *inv, json_object **ret) {
                         continue;
                 if (volume_to_json(inv->volumes[i], &o) < 0)
                         goto out_nomem;
+                if (stack_health_add_json(&sh[i], o) < 0) {
+                        json_object_put(o);
+                        goto out_nomem;
+                }
                 if (json_object_array_add(a, o) < 0) {
                         json_object_put(o);
                         goto out_nomem;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "basic/json-util.h"
+#include "core/stack-health.h"
 #include "report/api.h"
 
 int api_sample_json(const ReportSample *s, json_object **ret) {
@@ -128,6 +129,7 @@ int api_volumes_json(const ReportInput *in, json_object **ret) {
 int api_volume_json(const ReportInput *in, const char *name, json_object **ret) {
         json_object *o = NULL, *probe = NULL;
         const Volume *v;
+        StackHealth sh;
         int r;
 
         if (!in || !in->inventory || !name || !ret)
@@ -135,10 +137,14 @@ int api_volume_json(const ReportInput *in, const char *name, json_object **ret) 
         v = inventory_get(in->inventory, name);
         if (!v)
                 return -ENOENT;
+        r = stack_health_of(in->inventory, v, &sh);
+        if (r < 0)
+                return r;
         r = volume_to_json(v, &o);
         if (r < 0)
                 return r;
-        if (api_probe_json(report_input_get_probe(in, name), &probe) < 0 ||
+        if (stack_health_add_json(&sh, o) < 0 ||
+            api_probe_json(report_input_get_probe(in, name), &probe) < 0 ||
             json_add(o, "probe", probe) < 0) {
                 json_object_put(o);
                 return -ENOMEM;

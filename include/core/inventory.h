@@ -233,7 +233,9 @@ int inventory_apply_controller_cli(Inventory *inv, ControllerCli cli,
 int inventory_read_stat(const Inventory *inv, const Volume *v, BlockStat *ret);
 
 /* The `storpulsectl volumes --json` document: a JSON array of volume_to_json() objects for every
- * visible (not hidden) volume, in name order. Returns 0 and a new reference, or -ENOMEM. */
+ * visible (not hidden) volume, in name order, each with its health through the stack
+ * (`effective_state`, `effective_cause`: core/stack-health.h). Returns 0 and a new reference, or
+ * -ENOMEM. */
 int inventory_to_json(const Inventory *inv, json_object **ret);
 
 /* Attribute the problem of `v` to the lowest layer that shows it: walks v's members downwards
