@@ -26,6 +26,7 @@
 #include "report/metrics.h"
 #include "report/metrics-dm.h"
 #include "report/report.h"
+#include "report/stack-metrics.h"
 
 struct MetricsWriter {
         MetricsFormat format;
@@ -356,10 +357,13 @@ static void volume_families(Ctx *c) {
 
         metrics_writer_family(w, "storpulse_volume_problem", METRIC_GAUGE,
                               "1 if the volume itself shows a problem (degraded, failed, a "
-                              "faulty member, or flagged slow).");
+                              "faulty member, flagged slow, or its last probe had read errors, "
+                              "stalled or could not run: until a clean probe).");
         for (size_t i = 0; i < c->n; i++)
-                metrics_writer_sample(w, "", volume_has_problem(c->vols[i]), "volume",
-                                      c->vols[i]->name, NULL);
+                metrics_writer_sample(w, "", report_volume_problem(c->vols[i], c->probes[i]),
+                                      "volume", c->vols[i]->name, NULL);
+        if (stack_metrics_render(w, c->in, c->vols, c->probes, c->n) < 0 && w->error >= 0)
+                w->error = -ENOMEM;
 
         metrics_writer_family(w, "storpulse_volume_read_only", METRIC_GAUGE,
                               "1 if the block device is read-only.");

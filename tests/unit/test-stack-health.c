@@ -4,7 +4,9 @@
  * `broken` would read (the LV above has lost its data, md0 is the cause), an array absorbing a
  * member it already counts as faulty, an array with a leg that failed below it while md still
  * lists it in_sync, a raid0 losing any leg, partitions of a failed controller volume, and the
- * JSON keys. The graph is the inventory's as scanned; only volumes' own health is edited. */
+ * JSON keys; then what /metrics and the API make of it: the LV on a broken md0 is effectively
+ * failed with md0 (layer md) as the cause, and a probe that ended with read errors or stalled
+ * is a problem of the volume (storpulse_volume_problem 1) until a clean probe. The graph is the inventory's as scanned; only volumes' own health is edited. */
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -13,6 +15,9 @@
 #include "basic/macro.h"
 #include "core/inventory.h"
 #include "core/stack-health.h"
+#include "report/api.h"
+#include "report/metrics.h"
+#include "report/stack-metrics.h"
 #include "tap.h"
 
 static const char *fixtures(void) {
@@ -157,9 +162,70 @@ static void test_partitions(void) {
         json_object_put(o);
 }
 
+static bool has_line(const char *text, const char *line) {
+        size_t n = strlen(line);
+
+        for (const char *p = text; p && (p = strstr(p, line)); p++)
+                if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
+static void test_reports(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("lvm-on-md");
+        ReportProbe p = { .volume = "vda", .has_last = true, .n_probes = 2, .n_failed = 2 };
+        ReportInput in = { .inventory = inv, .probes = &p, .n_probes = 1 };
+        _cleanup_free_ char *text = NULL;
+        json_object *o = NULL, *c;
+
+        ok(inv != NULL, "lvm-on-md scanned");
+        if (!inv)
+                return;
+        inventory_get(inv, "md0")->health = VOLUME_HEALTH_FAILED; /* md's `broken` */
+        p.last.result = REPORT_PROBE_ERROR;
+        is_str(report_probe_problem(&p), "read-errors", "read errors: a probe problem");
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &text, NULL), 0, "render");
+        ok(has_line(text, "storpulse_volume_effective_health{volume=\"dm-0\",state=\"failed\"} 1"),
+           "/metrics: LV effectively failed");
+        ok(has_line(text, "storpulse_volume_health{volume=\"dm-0\",state=\"ok\"} 1"),
+           "/metrics: the LV keeps its own health");
+        ok(has_line(text, "storpulse_volume_effective_cause_info{volume=\"dm-0\",cause=\"md0\","
+                          "layer=\"md\"} 1"),
+           "/metrics: cause md0, layer md");
+        ok(!strstr(text, "storpulse_volume_effective_cause_info{volume=\"md0\""),
+           "/metrics: md0 is its own cause (no cause series)");
+        ok(has_line(text, "storpulse_volume_problem{volume=\"vda\"} 1"),
+           "/metrics: vda's read errors are a problem");
+        ok(has_line(text, "storpulse_probe_problem{volume=\"vda\",reason=\"read-errors\"} 1"),
+           "/metrics: reason read-errors");
+        ok(has_line(text, "storpulse_probe_problem{volume=\"vda\",reason=\"stalled\"} 0"),
+           "/metrics: not stalled");
+        text = mfree(text);
+
+        p.last.result = REPORT_PROBE_OK; /* a clean probe */
+        p.stalled = false;
+        ok(!report_probe_problem(&p), "clean probe: no probe problem");
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &text, NULL), 0, "render");
+        ok(has_line(text, "storpulse_volume_problem{volume=\"vda\"} 0"), "clean probe: vda 0");
+        text = mfree(text);
+        p.stalled = true;
+        is_str(report_probe_problem(&p), "stalled", "stalled: a probe problem");
+
+        is_int(api_volume_json(&in, "dm-0", &o), 0, "api volume dm-0");
+        ok(json_object_object_get_ex(o, "effective_state", &c) &&
+                   strcmp(json_object_get_string(c), "failed") == 0,
+           "API: effective_state failed");
+        ok(json_object_object_get_ex(o, "effective_cause", &c) &&
+                   json_object_object_get_ex(c, "volume", &c) &&
+                   strcmp(json_object_get_string(c), "md0") == 0,
+           "API: effective_cause md0");
+        json_object_put(o);
+}
+
 int main(void) {
         test_lvm_on_md();
         test_arrays();
         test_partitions();
+        test_reports();
         return tap_done();
 }
