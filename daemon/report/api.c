@@ -11,6 +11,7 @@
 #include "basic/json-util.h"
 #include "core/stack-health.h"
 #include "report/api.h"
+#include "report/stack-metrics.h"
 
 int api_sample_json(const ReportSample *s, json_object **ret) {
         json_object *o = json_object_new_object(), *phases;
@@ -120,10 +121,35 @@ out_nomem:
         return -ENOMEM;
 }
 
+/* "probe_problem": report_probe_problem() of the volume's record, or null. */
+static int add_probe_problem(const ReportInput *in, json_object *o) {
+        json_object *name;
+
+        if (!json_object_object_get_ex(o, "name", &name))
+                return -EINVAL;
+        return json_add_str(
+                o, "probe_problem",
+                report_probe_problem(report_input_get_probe(in, json_object_get_string(name))));
+}
+
 int api_volumes_json(const ReportInput *in, json_object **ret) {
+        json_object *a;
+        int r;
+
         if (!in || !in->inventory || !ret)
                 return -EINVAL;
-        return inventory_to_json(in->inventory, ret);
+        r = inventory_to_json(in->inventory, &a);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < json_object_array_length(a); i++) {
+                r = add_probe_problem(in, json_object_array_get_idx(a, i));
+                if (r < 0) {
+                        json_object_put(a);
+                        return r;
+                }
+        }
+        *ret = a;
+        return 0;
 }
 
 int api_volume_json(const ReportInput *in, const char *name, json_object **ret) {
@@ -143,7 +169,7 @@ int api_volume_json(const ReportInput *in, const char *name, json_object **ret) 
         r = volume_to_json(v, &o);
         if (r < 0)
                 return r;
-        if (stack_health_add_json(&sh, o) < 0 ||
+        if (stack_health_add_json(&sh, o) < 0 || add_probe_problem(in, o) < 0 ||
             api_probe_json(report_input_get_probe(in, name), &probe) < 0 ||
             json_add(o, "probe", probe) < 0) {
                 json_object_put(o);

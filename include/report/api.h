@@ -4,7 +4,9 @@
 /* The JSON documents of the HTTP API (/api/v1/...), built with json-c from a ReportInput. Pure:
  * no I/O, no clock. Each returns 0 and a new json_object reference in *ret, or -errno.
  *
- *   /api/v1/volumes       the `storpulsectl volumes --json` array (inventory_to_json()), as is
+ *   /api/v1/volumes       the `storpulsectl volumes --json` array (inventory_to_json(), with
+ *                         effective_state/effective_cause), each object plus "probe_problem":
+ *                         report_probe_problem() ("read-errors", "stalled", "probe-failed") or null
  *   /api/v1/volumes/NAME  that volume's object (the same schema, hidden sub-LVs included) plus
  *                         "probe": the probe state, counters and the last run (null if never)
  *   /api/v1/history       {"now_timestamp_seconds", "volumes": {NAME: {"samples": [...oldest

@@ -219,6 +219,19 @@ static void test_reports(void) {
                    json_object_object_get_ex(c, "volume", &c) &&
                    strcmp(json_object_get_string(c), "md0") == 0,
            "API: effective_cause md0");
+        ok(json_object_object_get_ex(o, "probe_problem", &c) && c == NULL,
+           "API: dm-0 has no probe problem (null)");
+        json_object_put(o);
+        is_int(api_volumes_json(&in, &o), 0, "api volumes");
+        for (size_t i = 0; o && i < json_object_array_length(o); i++) {
+                json_object *v = json_object_array_get_idx(o, i), *n;
+
+                if (json_object_object_get_ex(v, "name", &n) &&
+                    strcmp(json_object_get_string(n), "vda") == 0)
+                        ok(json_object_object_get_ex(v, "probe_problem", &c) &&
+                                   strcmp(json_object_get_string(c), "stalled") == 0,
+                           "API list: vda probe_problem stalled");
+        }
         json_object_put(o);
 }
 
