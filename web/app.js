@@ -32,11 +32,19 @@ function duration(s) {
 }
 
 function volumeNode(v, byName, seen) {
-  const li = el("li", { class: `h-${v.state}`, "data-volume": v.name });
+  const li = el("li", { class: `h-${v.state} e-${v.effective_state || v.state}`, "data-volume": v.name });
   const label = el("span", { class: "vol" }, el("span", { class: "dot", title: v.state }),
                    el("strong", {}, v.name),
                    el("span", { class: "kind" }, [v.kind, v.level, bytes(v.size_bytes), v.state]
                       .filter(Boolean).join(" · ")));
+  const cause = v.effective_cause;
+  if (cause) {
+    label.append(el("span", { class: "below-bad" },
+                    `${v.effective_state} because of ${cause.volume} below it (${cause.kind} ${cause.state})`));
+  }
+  if (v.probe_problem) {
+    label.append(el("span", { class: "probe-bad" }, `probe: ${v.probe_problem} until a clean probe`));
+  }
   if (v.member_states) {
     for (const [m, st] of Object.entries(v.member_states)) {
       if (/faulty|missing/.test(st)) label.append(el("span", { class: "member-bad" }, `${m}: ${st}`));
@@ -58,7 +66,9 @@ function drawTree(vols) {
   const tops = vols.filter((v) => !(v.holders || []).some((h) => byName[h]));
   const tree = $("tree");
   tree.replaceChildren(...tops.map((v) => volumeNode(v, byName, new Set())));
-  const bad = vols.filter((v) => v.state === "degraded" || v.state === "failed");
+  // a problem of its own, of its probes (until a clean probe) or from a volume below it
+  const badState = (st) => st === "degraded" || st === "failed";
+  const bad = vols.filter((v) => badState(v.state) || badState(v.effective_state) || v.probe_problem);
   const s = $("summary");
   s.className = "summary " + (bad.length ? "bad" : "ok");
   s.textContent = bad.length

@@ -254,6 +254,32 @@ static void format_time_usec(uint64_t usec, char *buf, size_t size) {
                 (void) strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+/* "  problems:" and one line per volume: its own state and why, its probes, what is below it. */
+static void print_problems(struct json_object *reply) {
+        struct json_object *l, *c;
+
+        if (!json_object_object_get_ex(reply, "problem_volumes", &l) ||
+            json_object_array_length(l) == 0)
+                return;
+        printf("  problems:\n");
+        for (size_t i = 0; i < json_object_array_length(l); i++) {
+                struct json_object *p = json_object_array_get_idx(l, i);
+                const char *why = jstr(p, "verdict_reason"), *probe = jstr(p, "probe_problem");
+
+                printf("    %-12s %s %s", jstr(p, "name") ?: "?", jstr(p, "kind") ?: "?",
+                       jstr(p, "state") ?: "?");
+                if (why)
+                        printf(" (%s)", why);
+                if (probe)
+                        printf(", probe: %s until a clean probe", probe);
+                if (json_object_object_get_ex(p, "effective_cause", &c) && c)
+                        printf(", %s because of %s below it (%s %s)",
+                               jstr(p, "effective_state") ?: "?", jstr(c, "volume") ?: "?",
+                               jstr(c, "kind") ?: "?", jstr(c, "state") ?: "?");
+                printf("\n");
+        }
+}
+
 int ctl_status_main(int argc, char **argv) {
         static const char usage[] =
                 "Usage: storpulsectl status [--json] [--socket PATH] [--timeout SEC]\n\n"
@@ -282,6 +308,7 @@ int ctl_status_main(int argc, char **argv) {
         printf("storpulsed %s: %s\n", jstr(reply, "version") ?: "?", jstr(reply, "status") ?: "");
         printf("  uptime %.0fs, %.0f probe runs done%s\n", jnum(reply, "uptime_seconds"),
                jnum(reply, "runs"), jbool(reply, "running") ? ", one running" : "");
+        print_problems(reply);
         if (json_object_object_get_ex(reply, "stalled", &st) && json_object_array_length(st) > 0) {
                 printf("  stalled:");
                 for (size_t i = 0; i < json_object_array_length(st); i++)

@@ -77,6 +77,10 @@ static const struct {
                                          LOG_WARNING },
         [MANAGER_EVENT_BACKGROUND_REBUILD] = { "background-rebuild",
                                                "c94b2792166342928c6b57589bbc7d35", LOG_NOTICE },
+        [MANAGER_EVENT_PROBLEM_BELOW] = { "problem-below", "b29ca939fbc845ff8f56c5f606b61840",
+                                          LOG_WARNING },
+        [MANAGER_EVENT_PROBLEM_BELOW_CLEARED] = { "problem-below-cleared",
+                                                  "531821d1ad4f412981280f0a500e632d", LOG_NOTICE },
 };
 
 const char *manager_event_type_to_string(ManagerEventType t) {

@@ -27,6 +27,7 @@
 #include "basic/log.h"
 #include "config.h"
 #include "manager/control-protocol.h"
+#include "core/stack-health.h"
 #include "manager/manager-internal.h"
 #include "report/api.h"
 
@@ -244,7 +245,8 @@ static void do_status(Client *cl) {
         json_object_object_add(o, "version", json_object_new_string(PACKAGE_VERSION));
         json_object_object_add(o, "status", json_object_new_string(line));
         json_object_object_add(o, "volumes", json_object_new_uint64(n_visible));
-        json_object_object_add(o, "problems", json_object_new_uint64(m->n_problems));
+        json_object_object_add(o, "problems", json_object_new_uint64(manager_count_problems(m)));
+        json_object_object_add(o, "problem_volumes", manager_problems_json(m));
         (void) json_add_usec_as_seconds(o, "next_probe_timestamp_seconds", m->next_probe_usec,
                                         true);
         json_object_object_add(o, "runs", json_object_new_uint64(m->n_runs));
@@ -282,9 +284,18 @@ static void do_volumes(Client *cl) {
                 struct json_object *j = NULL;
                 const ManagerVolume *r;
 
+                StackHealth sh;
+
                 if (!volume_is_listed(v) || volume_to_json(v, &j) < 0)
                         continue;
                 r = manager_get_volume(m, v->name);
+                if (stack_health_of(m->inventory, v, &sh) >= 0)
+                        (void) stack_health_add_json(&sh, j);
+                json_object_object_add(j, "probe_problem",
+                                       manager_volume_probe_problem(r)
+                                               ? json_object_new_string(
+                                                         manager_volume_probe_problem(r))
+                                               : NULL);
                 json_object_object_add(
                         j, "selected",
                         json_object_new_boolean(config_volume_selected(m->config, v)));

@@ -236,13 +236,7 @@ void manager_volume_release(Manager *m, ManagerVolume *r) {
 }
 
 static void count_problems(Manager *m) {
-        unsigned n = 0;
-        Volume *v;
-
-        INVENTORY_FOREACH(v, m->inventory)
-        if (!v->hidden && volume_has_problem(v))
-                n++;
-        m->n_problems = n;
+        manager_stack_update(m); /* the count, and problem-below events */
 }
 
 void manager_volumes_coldplug(Manager *m) {

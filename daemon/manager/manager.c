@@ -49,6 +49,7 @@ int manager_add_publish_hook(Manager *m, ManagerPublishHook hook, void *userdata
 
 int manager_status_line(const Manager *m, char *buf, size_t size) {
         size_t n_visible = 0;
+        unsigned n_problems;
         char next[64] = "none";
         Volume *v;
 
@@ -65,8 +66,9 @@ int manager_status_line(const Manager *m, char *buf, size_t size) {
                         (void) strftime(next, sizeof(next), "%Y-%m-%d %H:%M:%S", &tm);
         } else if (!m->schedule_timer)
                 (void) snprintf(next, sizeof(next), "on request");
+        n_problems = manager_count_problems(m); /* probes end between change sets */
         return snprintf(buf, size, "%zu volumes, %u problem%s, next probe: %s%s%s", n_visible,
-                        m->n_problems, m->n_problems == 1 ? "" : "s", next,
+                        n_problems, n_problems == 1 ? "" : "s", next,
                         manager_state_unsaved(m) ? "; state not saved: " : "",
                         manager_state_unsaved(m) ? manager_state_unsaved(m) : "");
 }

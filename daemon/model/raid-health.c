@@ -205,7 +205,11 @@ static bool scan_members(const MdArray *a, const RaidGeometry *g, bool *lost, Ra
 
                 if (!m->state_raw || HAS(m, UNKNOWN))
                         states_known = false;
-                working = HAS(m, IN_SYNC) && !HAS(m, FAULTY) && !HAS(m, JOURNAL) && !m->device_gone;
+                /* blocked: md holds writes to it (a write error not yet acknowledged, by mdmon
+                 * or the bad-block list); write_error: writes to it failed. Neither carries the
+                 * array's data as a working member does. */
+                working = HAS(m, IN_SYNC) && !HAS(m, FAULTY) && !HAS(m, JOURNAL) &&
+                          !HAS(m, BLOCKED) && !HAS(m, WRITE_ERROR) && !m->device_gone;
                 if (HAS(m, WANT_REPLACEMENT) && !HAS(m, FAULTY))
                         h->replacing = true;
                 if (HAS(m, REPLACEMENT) && !HAS(m, FAULTY) && !HAS(m, IN_SYNC))

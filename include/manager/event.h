@@ -51,6 +51,9 @@ typedef enum ManagerEventType {
         MANAGER_EVENT_MEMBER_FLAPPING,
         MANAGER_EVENT_REBUILD_SLOW,       /* ETA over the limit / speed under the floor */
         MANAGER_EVENT_BACKGROUND_REBUILD, /* controller volume: possible background rebuild */
+        /* manager-stack.c: health through the stack */
+        MANAGER_EVENT_PROBLEM_BELOW,         /* a volume below makes this one degraded/failed */
+        MANAGER_EVENT_PROBLEM_BELOW_CLEARED, /* ... no longer */
         _MANAGER_EVENT_TYPE_MAX,
         _MANAGER_EVENT_TYPE_INVALID = -EINVAL,
 } ManagerEventType;

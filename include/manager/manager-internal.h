@@ -31,6 +31,19 @@ ManagerVolume *manager_volume_ensure(Manager *m, Volume *v);
 /* Free a record whose volume is gone (after its probe ended). */
 void manager_volume_release(Manager *m, ManagerVolume *r);
 
+/* manager-stack.c: problems and health through the stack */
+/* Why the record's probes make its volume a problem until a clean probe: "stalled",
+ * "read-errors", "probe-failed", or NULL. */
+const char *manager_volume_probe_problem(const ManagerVolume *r) _pure_;
+/* Listed volumes with a problem of their own (volume_has_problem() or a probe problem). */
+unsigned manager_count_problems(const Manager *m);
+/* After a change set: recount Manager.n_problems and raise problem-below / problem-below-cleared
+ * for every listed volume whose effective state from below changed. */
+void manager_stack_update(Manager *m);
+/* `status`'s list of listed volumes with a problem of their own or from below: name, kind,
+ * state, verdict_reason, probe_problem, effective_state, effective_cause. NULL on OOM. */
+json_object *manager_problems_json(const Manager *m);
+
 /* manager-probe.c: profile runs, the back-off, the built-in schedule */
 int manager_probe_setup(Manager *m);
 void manager_probe_stop(Manager *m);     /* at SIGTERM: kill the helpers, stop scheduling */

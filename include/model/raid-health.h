@@ -13,7 +13,8 @@
  *    (md prints `broken` only when the state would otherwise be `clean`: an array being
  *    written reads `active`/`write-pending` although MD_BROKEN is set).
  *    A member whose block device no longer exists (deleted disk; md still says in_sync for a
- *    raid0/linear member until I/O reaches it) is not a working member.
+ *    raid0/linear member until I/O reaches it) is not a working member, nor is one md shows
+ *    `blocked` (writes to it held) or `write_error` (writes to it failed).
  *  - DEGRADED: slots lost within the tolerance.
  *  - Not every `inactive` is a failure: an IMSM/DDF container (metadata_version "external:<fmt>"
  *    without a '/', level `container`) is inactive by design: CONTAINER; an array that has

@@ -92,8 +92,11 @@ name=${dev#/dev/}
 extra=$(python3 -c 'import os; print(next(n for n in range(200, 250) if not os.path.exists(f"/dev/loop{n}") and not os.path.exists(f"/sys/block/loop{n}")))')
 
 conf=$SCRATCH/storpulse.conf
+hport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 write_good_conf() {
         cat >"$conf" <<EOF
+[HTTP]
+Listen=127.0.0.1:$hport
 [Daemon]
 LogLevel=debug
 ShutdownTimeout=2s
@@ -177,6 +180,37 @@ check "report --json validates against the schema" \
 # the journal's rates are IEC, as the README says: "NN.NMiB/s sequential"
 check "journal: probe-finished gives the rate in MiB/s" \
         bash -c 'journalctl --no-pager -o cat MESSAGE_ID='$ID_PROBE_FINISHED' | grep -qE "[0-9.]+(K|M|G)iB/s sequential"'
+
+# ---- probe read errors are a problem until a clean probe ----------------------------------
+# metric NAME{LABELS}: the sample's value in the daemon's /metrics (empty if absent)
+metric() {
+        curl -s "http://127.0.0.1:$hport/metrics" | awk -v k="$1" '$1 == k { print $2 }'
+}
+# the backing file cut to 1 MiB: the probe's reads past it fail with EIO (probe-truncate.sh)
+truncate -s 1M "$img"
+bounded 60 "$CTL" probe --profile quick "$name" >"$SCRATCH/probe-err" 2>&1
+rc=$?
+diag <"$SCRATCH/probe-err"
+tap_ok $((rc != 3)) "probe of $name with its file cut to 1 MiB: exit 3, read errors (got $rc)"
+bounded 30 "$CTL" status >"$SCRATCH/status-err" 2>&1
+diag <"$SCRATCH/status-err"
+check "status: 1 problem after the read errors" grep -q "volumes, 1 problem," "$SCRATCH/status-err"
+check "status names $name and its read errors" \
+        grep -Eq "^    $name +disk .*probe: read-errors until a clean probe" "$SCRATCH/status-err"
+check "/metrics: storpulse_volume_problem of $name is 1" \
+        test "$(metric "storpulse_volume_problem{volume=\"$name\"}")" = 1
+check "/metrics: storpulse_probe_problem reason read-errors" \
+        test "$(metric "storpulse_probe_problem{volume=\"$name\",reason=\"read-errors\"}")" = 1
+curl -s "http://127.0.0.1:$hport/api/v1/volumes/$name" >"$SCRATCH/api-err"
+check "API: probe_problem read-errors" json_true "$SCRATCH/api-err" 'j["probe_problem"] == "read-errors"'
+# a skipped or a second failing run does not clear it; a clean one does (holes read as zeros)
+truncate -s 64M "$img"
+bounded 60 "$CTL" probe --profile quick "$name" >/dev/null 2>&1
+tap_ok $? "a clean probe of $name once the file has its size again"
+bounded 30 "$CTL" status >"$SCRATCH/status-ok" 2>&1
+check "status: 0 problems after the clean probe" grep -q "volumes, 0 problems," "$SCRATCH/status-ok"
+check "/metrics: storpulse_volume_problem of $name back to 0" \
+        test "$(metric "storpulse_volume_problem{volume=\"$name\"}")" = 0
 
 # ---- reload: a bad config is rejected and the old one kept --------------------------------
 printf '[Daemon]\nLogLevel=debug\n\n[Probe]\nBudget=forever\n' >"$conf"
@@ -330,6 +364,14 @@ check "status lists $name as stalled" python3 -c '
 import json, sys
 j = json.loads(open(sys.argv[1]).readline()); sys.exit(0 if sys.argv[2] in j["stalled"] else 1)' \
         "$SCRATCH/st" "$name"
+check "status counts the stalled $name as a problem" python3 -c '
+import json, sys
+j = json.loads(open(sys.argv[1]).readline())
+p = [x for x in j["problem_volumes"] if x["name"] == sys.argv[2]]
+sys.exit(0 if j["problems"] >= 1 and p and p[0]["probe_problem"] == "stalled" else 1)' \
+        "$SCRATCH/st" "$name"
+check "/metrics: the stalled $name is a problem" \
+        test "$(metric "storpulse_volume_problem{volume=\"$name\"}")" = 1
 
 # ---- SIGTERM while a helper is silent: bounded exit ---------------------------------------
 "$CTL" probe --profile hang --json "$name" >"$SCRATCH/hang2" 2>&1 &

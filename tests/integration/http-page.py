@@ -38,10 +38,10 @@ with tempfile.TemporaryDirectory() as profile:
 ok(p.returncode == 0 and 'data-loaded="1"' in dom, "the page loaded its data", dom[-2000:])
 tree = re.search(r'<ul id="tree"[^>]*>(.*?)</ul>\s*</section>', dom, re.S)
 tree = tree.group(1) if tree else ""
-ok(re.search(r'<li class="h-degraded" data-volume="md0">.*<ul>.*data-volume="vda".*'
+ok(re.search(r'<li class="h-degraded e-degraded" data-volume="md0">.*<ul>.*data-volume="vda".*'
              r'data-volume="vdb".*</ul>', tree, re.S) is not None,
    "tree: md0 (degraded) holds vda and vdb", tree[:1500])
-ok(re.search(r'<li class="h-ok" data-volume="vda">', tree) is not None, "vda is ok")
+ok(re.search(r'<li class="h-ok e-ok" data-volume="vda">', tree) is not None, "vda is ok")
 ok("1 volume with problems: md0" in dom, "health at a glance names md0")
 bar = re.search(r'<div class="sync" data-volume="md0">.*?role="progressbar"[^>]*'
                 r'aria-valuenow="([0-9.]+)"[^>]*><div class="fill" style="width: ([0-9.]+)%;?"',

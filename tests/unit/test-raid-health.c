@@ -207,6 +207,26 @@ static void test_md_inactive(void) {
         V(h, "stopped", "clear: phantom node");
 }
 
+/* md.c state_show(): "blocked" (writes held until the error is acknowledged) and
+ * "write_error" (WriteErrorSeen) beside in_sync: the member does not carry the data. */
+static void test_md_blocked(void) {
+        RaidHealth h;
+        M blocked[] = { { "vdb", F(IN_SYNC), 0 }, { "vdc", F(IN_SYNC) | F(BLOCKED), 1 } };
+        M werr[] = { { "vdb", F(IN_SYNC), 0 }, { "vdc", F(IN_SYNC) | F(WRITE_ERROR), 1 } };
+        M both[] = { { "vdb", F(IN_SYNC) | F(WRITE_ERROR), 0 },
+                     { "vdc", F(IN_SYNC) | F(BLOCKED), 1 } };
+
+        judge(MD_LEVEL_RAID1, 2, MD_UNSET, MD_ARRAY_STATE_ACTIVE, 0, "1.2", blocked, 2, &h);
+        V(h, "degraded", "raid1 with a blocked member: degraded (md's degraded still 0)");
+        is_int(h.working, 1, "blocked member not working");
+        judge(MD_LEVEL_RAID1, 2, MD_UNSET, MD_ARRAY_STATE_ACTIVE, 0, "1.2", werr, 2, &h);
+        V(h, "degraded", "raid1 with a write_error member: degraded");
+        judge(MD_LEVEL_RAID1, 2, MD_UNSET, MD_ARRAY_STATE_ACTIVE, 0, "1.2", both, 2, &h);
+        V(h, "failed", "raid1 with both members blocked/write_error: failed");
+        judge(MD_LEVEL_RAID0, 2, MD_UNSET, MD_ARRAY_STATE_CLEAN, 0, "1.2", blocked, 2, &h);
+        V(h, "failed", "raid0 with a blocked member: failed");
+}
+
 static void test_md_replace(void) {
         RaidHealth h;
 
@@ -312,6 +332,7 @@ int main(void) {
         test_raid10_stripes();
         test_md_levels();
         test_md_inactive();
+        test_md_blocked();
         test_md_replace();
         test_dm_raid();
         test_dm_table();
