@@ -165,10 +165,9 @@ int stack_health_add_json(const StackHealth *h, json_object *o) {
                     json_object_object_add(
                             c, "kind",
                             json_object_new_string(volume_kind_to_string(h->cause->kind))) < 0 ||
-                    json_object_object_add(
-                            c, "state",
-                            json_object_new_string(volume_health_to_string(h->cause->health))) <
-                            0) {
+                    json_object_object_add(c, "state",
+                                           json_object_new_string(volume_health_to_string(
+                                                   h->cause->health))) < 0) {
                         json_object_put(c);
                         return -ENOMEM;
                 }

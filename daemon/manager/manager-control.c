@@ -291,11 +291,11 @@ static void do_volumes(Client *cl) {
                 r = manager_get_volume(m, v->name);
                 if (stack_health_of(m->inventory, v, &sh) >= 0)
                         (void) stack_health_add_json(&sh, j);
-                json_object_object_add(j, "probe_problem",
-                                       manager_volume_probe_problem(r)
-                                               ? json_object_new_string(
-                                                         manager_volume_probe_problem(r))
-                                               : NULL);
+                json_object_object_add(
+                        j, "probe_problem",
+                        manager_volume_probe_problem(r)
+                                ? json_object_new_string(manager_volume_probe_problem(r))
+                                : NULL);
                 json_object_object_add(
                         j, "selected",
                         json_object_new_boolean(config_volume_selected(m->config, v)));

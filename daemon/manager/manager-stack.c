@@ -69,13 +69,13 @@ static void below_event(Manager *m, ManagerVolume *r, const Volume *v, const Sta
                                 volume_kind_to_string(h->cause->kind));
                 (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_CAUSE_STATE=%s",
                                 volume_health_to_string(h->cause->health));
-                manager_event_priority(
-                        m, MANAGER_EVENT_PROBLEM_BELOW,
-                        below == VOLUME_HEALTH_FAILED ? LOG_CRIT : LOG_WARNING, v, NULL, fields,
-                        "%s: %s is %s because of %s below it (%s %s)", v->name,
-                        volume_kind_to_string(v->kind), volume_health_to_string(below), cause,
-                        volume_kind_to_string(h->cause->kind),
-                        volume_health_to_string(h->cause->health));
+                manager_event_priority(m, MANAGER_EVENT_PROBLEM_BELOW,
+                                       below == VOLUME_HEALTH_FAILED ? LOG_CRIT : LOG_WARNING, v,
+                                       NULL, fields, "%s: %s is %s because of %s below it (%s %s)",
+                                       v->name, volume_kind_to_string(v->kind),
+                                       volume_health_to_string(below), cause,
+                                       volume_kind_to_string(h->cause->kind),
+                                       volume_health_to_string(h->cause->health));
         }
         r->seen_below = below;
         (void) snprintf(r->seen_cause, sizeof(r->seen_cause), "%s", cause);
@@ -116,9 +116,8 @@ static json_object *problem_json(const Manager *m, const Volume *v, const StackH
         if (json_object_object_add(o, "name", json_object_new_string(v->name)) < 0 ||
             json_object_object_add(o, "kind",
                                    json_object_new_string(volume_kind_to_string(v->kind))) < 0 ||
-            json_object_object_add(o, "state",
-                                   json_object_new_string(volume_health_to_string(v->health))) <
-                    0 ||
+            json_object_object_add(
+                    o, "state", json_object_new_string(volume_health_to_string(v->health))) < 0 ||
             json_object_object_add(o, "verdict_reason",
                                    v->verdict_reason && *v->verdict_reason
                                            ? json_object_new_string(v->verdict_reason)

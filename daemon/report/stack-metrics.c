@@ -55,8 +55,8 @@ static void probe_problem_family(MetricsWriter *w, Volume *const *vols,
                         continue;
                 for (size_t k = 0; k < ELEMENTSOF(probe_problems); k++)
                         metrics_writer_sample(w, "", why && strcmp(why, probe_problems[k]) == 0,
-                                              "volume", vols[i]->name, "reason",
-                                              probe_problems[k], NULL);
+                                              "volume", vols[i]->name, "reason", probe_problems[k],
+                                              NULL);
         }
 }
 

@@ -80,9 +80,10 @@ typedef struct ManagerVolume {
         VolumeHealth seen_health;
         char **seen_members; /* "name=state" of array members at the last reading */
         bool seen_listed;    /* volume_is_listed() at the last reading: appeared/vanished */
-        VolumeHealth seen_below;                    /* effective health from below, as the last
-                                                     * problem-below event saw it (OK: none) */
-        char seen_cause[MANAGER_EVENT_NAME_MAX];    /* and its cause, "" none */
+        /* effective health from below and its cause as the last problem-below event saw them
+         * (OK and "": none) */
+        VolumeHealth seen_below;
+        char seen_cause[MANAGER_EVENT_NAME_MAX];
 
         /* probes */
         bool probing; /* a helper runs on it now */

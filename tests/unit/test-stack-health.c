@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Health through the stack (core/stack-health.h) over fixture trees: lvm-on-md as captured (md0
+/* Health through the stack (core/stack-health.h) over fixture trees: lvm-on-md (md0
  * degraded: "[2/1] [U_]", dev-vdb faulty), then with md0's own health set to failed as md's
  * `broken` would read (the LV above has lost its data, md0 is the cause), an array absorbing a
  * member it already counts as faulty, an array with a leg that failed below it while md still
  * lists it in_sync, a raid0 losing any leg, partitions of a failed controller volume, and the
  * JSON keys; then what /metrics and the API make of it: the LV on a broken md0 is effectively
  * failed with md0 (layer md) as the cause, and a probe that ended with read errors or stalled
- * is a problem of the volume (storpulse_volume_problem 1) until a clean probe. The graph is the inventory's as scanned; only volumes' own health is edited. */
+ * is a problem of the volume (storpulse_volume_problem 1) until a clean probe. The graph is the
+ * inventory's as scanned; only volumes' own health is edited. */
 
 #include <json-c/json.h>
 #include <stdlib.h>
