@@ -69,6 +69,7 @@ static VolumeHealth health_of_verdict(RaidVerdict r) {
         case RAID_VERDICT_DEGRADED:
                 return VOLUME_HEALTH_DEGRADED;
         case RAID_VERDICT_FAILED:
+        case RAID_VERDICT_NOT_ASSEMBLED: /* its data is not served and will not be by itself */
                 return VOLUME_HEALTH_FAILED;
         case RAID_VERDICT_ASSEMBLING:
         case RAID_VERDICT_STOPPED:

@@ -228,6 +228,27 @@ static void take_reading(Volume *old, Volume *nv) {
         volume_free(nv);
 }
 
+static const char not_assembled_reason[] =
+        "inactive with members for longer than the grace period: not assembled";
+
+static void apply_not_assembled(Volume *v) {
+        v->verdict = RAID_VERDICT_NOT_ASSEMBLED;
+        v->verdict_reason = not_assembled_reason;
+        v->health = VOLUME_HEALTH_FAILED;
+}
+
+int inventory_mark_not_assembled(Inventory *inv, Volume *v) {
+        if (!inv || !v)
+                return -EINVAL;
+        if (v->verdict != RAID_VERDICT_ASSEMBLING)
+                return 0;
+        apply_not_assembled(v);
+        return inventory_record_change(inv, v, INVENTORY_VOLUME_CHANGED, INVENTORY_CHANGE_HEALTH) <
+                               0
+                       ? -ENOMEM
+                       : 1;
+}
+
 /* Read `name` and apply it: 1 new handle, 0 known (updated in place), -ENOENT gone (removed). */
 static int device_read_apply(Inventory *inv, const char *name) {
         _cleanup_(volume_freep) Volume *nv = NULL;
@@ -249,6 +270,10 @@ static int device_read_apply(Inventory *inv, const char *name) {
                 r = inventory_cli_carry_over(nv, old);
                 if (r < 0)
                         return r;
+                /* the owner's judgement holds while the kernel still shows the same */
+                if (old->verdict == RAID_VERDICT_NOT_ASSEMBLED &&
+                    nv->verdict == RAID_VERDICT_ASSEMBLING)
+                        apply_not_assembled(nv);
                 what = inventory_reading_diff(old, nv);
                 take_reading(old, TAKE_PTR(nv));
                 if (what && inventory_record_change(inv, old, INVENTORY_VOLUME_CHANGED, what) < 0)

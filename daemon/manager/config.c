@@ -41,6 +41,7 @@ static const ConfigKey daemon_keys[] = {
         { "ControlGroup", config_value_group, C(control_group), 0, 0 },
         { "AdminGroup", config_value_string, C(admin_group), 0, 0 },
         { "ShutdownTimeout", config_value_usec, C(shutdown_timeout_usec), SEC / 10, 300 * SEC },
+        { "AssembleTimeout", config_value_usec, C(assemble_timeout_usec), SEC, DAY },
         {},
 };
 
@@ -164,6 +165,7 @@ int config_new_default(Config **ret) {
         c->log_level = LOG_INFO;
         c->control_gid = CONFIG_GID_INVALID;
         c->shutdown_timeout_usec = 5 * SEC;
+        c->assemble_timeout_usec = 60 * SEC;
         c->builtin = -1;
         (void) snprintf(c->schedule_profile, sizeof(c->schedule_profile), "quick");
         c->schedule_interval_usec = 6 * 3600 * SEC;

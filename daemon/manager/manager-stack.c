@@ -4,7 +4,11 @@
  * stack (core/stack-health.h): after every change set the effective health of every listed
  * volume is computed again, and a volume whose state from below changed (another state, another
  * cause, or none any more) gets one problem-below / problem-below-cleared event naming the
- * cause. The records remember what the last event said, so a re-read raises nothing twice. */
+ * cause. The records remember what the last event said, so a re-read raises nothing twice.
+ * md arrays inactive with members (never started) are timed here too: the inventory has no clock,
+ * so the daemon notes when it first read one as assembling and, past AssembleTimeout=, has the
+ * inventory judge it not assembled (failed) with one not-assembled event; a timer wakes it for
+ * the next one due, since an array that stays inactive sends no event at all. */
 
 #include <errno.h>
 #include <stdio.h>
@@ -81,11 +85,91 @@ static void below_event(Manager *m, ManagerVolume *r, const Volume *v, const Sta
         (void) snprintf(r->seen_cause, sizeof(r->seen_cause), "%s", cause);
 }
 
+/* ---- md arrays that never start: inactive with members past AssembleTimeout= ------------ */
+
+static void not_assembled_event(Manager *m, ManagerVolume *r, Volume *v) {
+        char f[3][64], *fields[] = { f[0], f[1], f[2], NULL };
+
+        (void) snprintf(f[0], sizeof(f[0]), "STORPULSE_MEMBERS=%zu", v->n_array_members);
+        (void) snprintf(f[1], sizeof(f[1]), "STORPULSE_RAID_DISKS=%d", v->raid_disks);
+        (void) snprintf(f[2], sizeof(f[2]), "STORPULSE_TIMEOUT_SEC=%.0f",
+                        (double) m->config->assemble_timeout_usec / USEC_PER_SEC);
+        /* the failed health it now has is this event's: health_event() must not repeat it */
+        r->seen_health = VOLUME_HEALTH_FAILED;
+        manager_event(m, MANAGER_EVENT_NOT_ASSEMBLED, v, NULL, fields,
+                      "%s: md array not assembled: inactive with %zu of %d members for more than "
+                      "%.0fs",
+                      v->name, v->n_array_members, v->raid_disks,
+                      (double) m->config->assemble_timeout_usec / USEC_PER_SEC);
+}
+
+/* Mark every array assembling for AssembleTimeout= or longer; returns the earliest time another
+ * one is due (CLOCK_MONOTONIC), USEC_INFINITY none. */
+static usec_t assemble_check(Manager *m, usec_t now_usec) {
+        usec_t next = USEC_INFINITY, grace = m->config->assemble_timeout_usec;
+        Volume *v;
+
+        INVENTORY_FOREACH(v, m->inventory) {
+                ManagerVolume *r;
+
+                if (!v->md || v->verdict != RAID_VERDICT_ASSEMBLING) {
+                        if ((r = manager_get_volume(m, v->name)))
+                                r->assembling_since_usec = 0;
+                        continue;
+                }
+                r = manager_volume_ensure(m, v);
+                if (!r)
+                        continue;
+                if (r->assembling_since_usec == 0)
+                        r->assembling_since_usec = now_usec;
+                if (now_usec - r->assembling_since_usec < grace) {
+                        next = MIN(next, r->assembling_since_usec + grace);
+                        continue;
+                }
+                if (inventory_mark_not_assembled(m->inventory, v) > 0)
+                        not_assembled_event(m, r, v);
+        }
+        return next;
+}
+
+static int on_assemble_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        manager_stack_update(m); /* marks what is due; the change set follows on the loop */
+        return 0;
+}
+
+static void assemble_arm(Manager *m, usec_t when) {
+        int r;
+
+        if (!m->assemble_timer) {
+                if (when == USEC_INFINITY)
+                        return;
+                r = sd_event_add_time(m->event, &m->assemble_timer, CLOCK_MONOTONIC, when, 0,
+                                      on_assemble_timer, m);
+                if (r < 0) {
+                        log_warning_errno(r, "Failed to arm the assembly timer: %m, ignoring");
+                        return;
+                }
+                /* owned by the loop: freed with it */
+                (void) sd_event_source_set_floating(m->assemble_timer, true);
+                return;
+        }
+        if (when == USEC_INFINITY) {
+                (void) sd_event_source_set_enabled(m->assemble_timer, SD_EVENT_OFF);
+                return;
+        }
+        (void) sd_event_source_set_time(m->assemble_timer, when);
+        (void) sd_event_source_set_enabled(m->assemble_timer, SD_EVENT_ONESHOT);
+}
+
 void manager_stack_update(Manager *m) {
         _cleanup_free_ StackHealth *sh = NULL;
         size_t n = inventory_size(m->inventory);
         Volume *v;
 
+        if (m->event && m->config)
+                assemble_arm(m, assemble_check(m, now(CLOCK_MONOTONIC)));
         m->n_problems = manager_count_problems(m);
         sh = calloc(n + 1, sizeof(*sh));
         if (!sh || stack_health_compute(m->inventory, sh, n) < 0) {

@@ -20,6 +20,7 @@ static const char *const raid_verdict_table[_RAID_VERDICT_MAX] = {
         [RAID_VERDICT_CONTAINER] = "container",
         [RAID_VERDICT_ASSEMBLING] = "assembling",
         [RAID_VERDICT_STOPPED] = "stopped",
+        [RAID_VERDICT_NOT_ASSEMBLED] = "not-assembled",
         [RAID_VERDICT_UNKNOWN] = "unknown",
 };
 

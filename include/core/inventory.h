@@ -203,6 +203,13 @@ int inventory_refresh_dm_raid(Inventory *inv);
  * judge (model/dm-judge.h: thin-pool, thin, snapshot, multipath, striped, mirror, ...). */
 bool inventory_dm_is_polled(const Volume *v) _pure_;
 
+/* The owner's clock says an md array read as assembling (RAID_VERDICT_ASSEMBLING: inactive with
+ * members) has stayed so past its grace period: judge it RAID_VERDICT_NOT_ASSEMBLED, health
+ * failed (its data is not served), and keep that through re-reads while the kernel still shows it
+ * inactive with members. Records a HEALTH change. Returns 1 if marked, 0 if v is not assembling,
+ * -EINVAL, -ENOMEM. */
+int inventory_mark_not_assembled(Inventory *inv, Volume *v);
+
 /* ---- queries ------------------------------------------------------------------------------ */
 
 /* Number of volumes (hidden ones included, removed ones not), and the i-th in name order (NULL if

@@ -54,6 +54,7 @@ typedef enum ManagerEventType {
         /* manager-stack.c: health through the stack */
         MANAGER_EVENT_PROBLEM_BELOW,         /* a volume below makes this one degraded/failed */
         MANAGER_EVENT_PROBLEM_BELOW_CLEARED, /* ... no longer */
+        MANAGER_EVENT_NOT_ASSEMBLED,         /* md inactive with members past AssembleTimeout= */
         _MANAGER_EVENT_TYPE_MAX,
         _MANAGER_EVENT_TYPE_INVALID = -EINVAL,
 } ManagerEventType;

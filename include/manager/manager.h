@@ -84,6 +84,7 @@ typedef struct ManagerVolume {
          * (OK and "": none) */
         VolumeHealth seen_below;
         char seen_cause[MANAGER_EVENT_NAME_MAX];
+        usec_t assembling_since_usec; /* CLOCK_MONOTONIC since an md array reads assembling, 0 */
 
         /* probes */
         bool probing; /* a helper runs on it now */
@@ -138,6 +139,7 @@ struct Manager {
         bool udev_running;    /* /run/udev/control exists */
         MdMonitor *md_monitor;
         sd_event_source *rescan_timer, *dm_timer;
+        sd_event_source *assemble_timer; /* AssembleTimeout= of the oldest assembling array */
 
         /* probes */
         ProcessReaper *reaper;

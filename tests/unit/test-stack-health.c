@@ -16,6 +16,7 @@
 #include "basic/macro.h"
 #include "core/inventory.h"
 #include "core/stack-health.h"
+#include "model/raid-health.h"
 #include "report/api.h"
 #include "report/metrics.h"
 #include "report/stack-metrics.h"
@@ -236,10 +237,60 @@ static void test_reports(void) {
         json_object_put(o);
 }
 
+/* An md array inactive with members (md-raid1-idle's md0 with array_state "inactive", as md
+ * shows an array mdadm -I assembled but did not start) is assembling; once the owner's grace
+ * period has passed it is not assembled (failed) and stays so through re-reads until the
+ * kernel shows it otherwise. */
+static void test_not_assembled(void) {
+        char dir[] = "/tmp/test-stack-health-XXXXXX", cmd[1024], state[4096];
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const InventoryChange *ch;
+        size_t n_ch = 0;
+        Volume *md;
+        FILE *f;
+
+        ok(mkdtemp(dir) != NULL, "temp dir");
+        (void) snprintf(cmd, sizeof(cmd), "cp -a %s/md-raid1-idle/. %s/", fixtures(), dir);
+        ok(system(cmd) == 0, "copy md-raid1-idle");
+        (void) snprintf(state, sizeof(state), "%s/sys/devices/virtual/block/md0/md/array_state",
+                        dir);
+        f = fopen(state, "we");
+        ok(f && fputs("inactive\n", f) >= 0 && fclose(f) == 0, "md0 inactive");
+        ok(inventory_new_for_root(dir, &inv) >= 0 && inventory_scan(inv) >= 0, "scan");
+        md = inv ? inventory_get(inv, "md0") : NULL;
+        ok(md != NULL, "md0 listed");
+        if (!md)
+                goto out;
+        is_str(raid_verdict_to_string(md->verdict), "assembling", "inactive with members");
+        is_int(md->health, VOLUME_HEALTH_UNKNOWN, "health unknown while assembling");
+        inventory_clear_changes(inv);
+        is_int(inventory_mark_not_assembled(inv, md), 1, "past the grace period: marked");
+        is_str(raid_verdict_to_string(md->verdict), "not-assembled", "verdict not-assembled");
+        is_int(md->health, VOLUME_HEALTH_FAILED, "health failed");
+        ch = inventory_get_changes(inv, &n_ch);
+        ok(n_ch == 1 && ch[0].volume == md && (ch[0].what & INVENTORY_CHANGE_HEALTH),
+           "a HEALTH change recorded");
+        inventory_clear_changes(inv);
+        is_int(inventory_device_change(inv, "md0"), 0, "re-read");
+        is_str(raid_verdict_to_string(md->verdict), "not-assembled", "kept through a re-read");
+        is_int(md->health, VOLUME_HEALTH_FAILED, "still failed");
+        (void) inventory_get_changes(inv, &n_ch);
+        is_int(n_ch, 0, "an unchanged re-read records nothing");
+        f = fopen(state, "we");
+        ok(f && fputs("clean\n", f) >= 0 && fclose(f) == 0, "md0 started (clean)");
+        is_int(inventory_device_change(inv, "md0"), 0, "re-read");
+        is_str(raid_verdict_to_string(md->verdict), "ok", "started: ok");
+        is_int(inventory_mark_not_assembled(inv, md), 0, "a running array is not marked");
+out:
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        (void) system(cmd);
+}
+
 int main(void) {
         test_lvm_on_md();
         test_arrays();
         test_partitions();
         test_reports();
+        test_not_assembled();
         return tap_done();
 }
