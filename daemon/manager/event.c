@@ -81,7 +81,8 @@ static const struct {
                                           LOG_WARNING },
         [MANAGER_EVENT_PROBLEM_BELOW_CLEARED] = { "problem-below-cleared",
                                                   "531821d1ad4f412981280f0a500e632d", LOG_NOTICE },
-        [MANAGER_EVENT_NOT_ASSEMBLED] = { "not-assembled", "a23d99ec1b59410ca831f8a8b04e4d25", LOG_CRIT },
+        [MANAGER_EVENT_NOT_ASSEMBLED] = { "not-assembled", "a23d99ec1b59410ca831f8a8b04e4d25",
+                                          LOG_CRIT },
 };
 
 const char *manager_event_type_to_string(ManagerEventType t) {

@@ -45,10 +45,10 @@ typedef enum RaidVerdict {
         RAID_VERDICT_CONTAINER,  /* IMSM/DDF container: holds member arrays, serves no data */
         RAID_VERDICT_ASSEMBLING, /* inactive with members: being assembled (or short of members) */
         RAID_VERDICT_STOPPED,    /* md `clear`: no array behind the node */
-        RAID_VERDICT_NOT_ASSEMBLED, /* ASSEMBLING for longer than the owner's grace period: never
-                                     * set here (no clock), only by inventory_mark_not_assembled()
-                                     */
-        RAID_VERDICT_UNKNOWN,       /* not enough known to judge */
+        /* ASSEMBLING for longer than the owner's grace period: never set here (no clock), only
+         * by inventory_mark_not_assembled() */
+        RAID_VERDICT_NOT_ASSEMBLED,
+        RAID_VERDICT_UNKNOWN, /* not enough known to judge */
         _RAID_VERDICT_MAX,
         _RAID_VERDICT_INVALID = -EINVAL,
 } RaidVerdict;
