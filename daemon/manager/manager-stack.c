@@ -88,19 +88,24 @@ static void below_event(Manager *m, ManagerVolume *r, const Volume *v, const Sta
 /* ---- md arrays that never start: inactive with members past AssembleTimeout= ------------ */
 
 static void not_assembled_event(Manager *m, ManagerVolume *r, Volume *v) {
-        char f[3][64], *fields[] = { f[0], f[1], f[2], NULL };
+        char f[3][64], *fields[] = { f[0], f[1], NULL, NULL }, of[32] = "";
+        double timeout_sec = (double) m->config->assemble_timeout_usec / USEC_PER_SEC;
 
         (void) snprintf(f[0], sizeof(f[0]), "STORPULSE_MEMBERS=%zu", v->n_array_members);
-        (void) snprintf(f[1], sizeof(f[1]), "STORPULSE_RAID_DISKS=%d", v->raid_disks);
-        (void) snprintf(f[2], sizeof(f[2]), "STORPULSE_TIMEOUT_SEC=%.0f",
-                        (double) m->config->assemble_timeout_usec / USEC_PER_SEC);
+        (void) snprintf(f[1], sizeof(f[1]), "STORPULSE_TIMEOUT_SEC=%.0f", timeout_sec);
+        /* md shows no raid_disks for an array that never started */
+        if (v->raid_disks > 0) {
+                (void) snprintf(f[2], sizeof(f[2]), "STORPULSE_RAID_DISKS=%d", v->raid_disks);
+                fields[2] = f[2];
+                (void) snprintf(of, sizeof(of), " of %d", v->raid_disks);
+        }
         /* the failed health it now has is this event's: health_event() must not repeat it */
         r->seen_health = VOLUME_HEALTH_FAILED;
         manager_event(m, MANAGER_EVENT_NOT_ASSEMBLED, v, NULL, fields,
-                      "%s: md array not assembled: inactive with %zu of %d members for more than "
+                      "%s: md array not assembled: inactive with %zu%s member%s for more than "
                       "%.0fs",
-                      v->name, v->n_array_members, v->raid_disks,
-                      (double) m->config->assemble_timeout_usec / USEC_PER_SEC);
+                      v->name, v->n_array_members, of, v->n_array_members == 1 && !of[0] ? "" : "s",
+                      timeout_sec);
 }
 
 /* Mark every array assembling for AssembleTimeout= or longer; returns the earliest time another
