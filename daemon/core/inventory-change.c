@@ -199,7 +199,8 @@ unsigned inventory_reading_diff(const Volume *old, const Volume *nv) {
 
         if (old->health != nv->health)
                 what |= INVENTORY_CHANGE_HEALTH;
-        if (!str_eq(old->state, nv->state) || old->dm_suspended != nv->dm_suspended)
+        if (!str_eq(old->state, nv->state) || old->dm_suspended != nv->dm_suspended ||
+            old->mdmon_missing != nv->mdmon_missing)
                 what |= INVENTORY_CHANGE_STATE;
         if (old->raid_disks != nv->raid_disks || old->degraded != nv->degraded)
                 what |= INVENTORY_CHANGE_MEMBERS;

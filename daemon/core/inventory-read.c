@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "basic/parse-util.h"
 #include "basic/sysfs.h"
 #include "core/inventory-internal.h"
 #include "model/controller.h"
@@ -88,6 +89,30 @@ void inventory_apply_verdict(Volume *v, const RaidHealth *h) {
         v->health = health_of_verdict(h->verdict);
 }
 
+/* A running member array of an IMSM/DDF container needs mdmon to write its metadata: without it
+ * md holds every write (array_state stays write-pending). mdadm's own test (util.c
+ * mdmon_running()): <MDMON_DIR>/<container>.pid, Debian's MDMON_DIR /run/mdadm, names a live
+ * process; here both below the injected root. */
+static bool md_mdmon_missing(Inventory *inv, const MdArray *a) {
+        _cleanup_free_ char *text = NULL;
+        char cont[64], path[128];
+        unsigned pid;
+        size_t n;
+
+        if (!md_array_container_name(a, cont, sizeof(cont)) ||
+            a->array_state == MD_ARRAY_STATE_INACTIVE || a->array_state == MD_ARRAY_STATE_CLEAR ||
+            a->array_state == MD_ARRAY_STATE_READONLY)
+                return false;
+        (void) snprintf(path, sizeof(path), "run/mdadm/%s.pid", cont);
+        if (read_full_file_at(inv->root_fd, path, &text, &n) < 0)
+                return true;
+        text[strcspn(text, "\n")] = 0;
+        if (safe_atou(text, &pid) < 0 || pid == 0)
+                return true;
+        (void) snprintf(path, sizeof(path), "proc/%u", pid);
+        return faccessat(inv->root_fd, path, F_OK, 0) < 0;
+}
+
 static int read_md(Inventory *inv, Volume *v, int dev_fd) {
         _cleanup_close_ int md_fd = -EBADF;
         RaidHealth h;
@@ -135,6 +160,9 @@ static int read_md(Inventory *inv, Volume *v, int dev_fd) {
                                     : -1;
         }
 
+        v->mdmon_missing = md_mdmon_missing(inv, a);
+        if (v->mdmon_missing && v->verdict == RAID_VERDICT_OK)
+                v->verdict_reason = "external metadata without a running mdmon: writes block";
         inventory_md_fill_sync(v, a, inv->mdstat);
         md_array_free(v->md);
         v->md = TAKE_PTR(a);

@@ -136,7 +136,7 @@ bool volume_is_listed(const Volume *v) {
 bool volume_has_problem(const Volume *v) {
         if (!v)
                 return false;
-        if (v->slow)
+        if (v->slow || v->mdmon_missing)
                 return true;
         if (v->health == VOLUME_HEALTH_DEGRADED || v->health == VOLUME_HEALTH_FAILED)
                 return true;
@@ -288,6 +288,8 @@ static int add_md_fields(json_object *o, const Volume *v) {
             (md_array_is_container(a) &&
              json_add_strv(md, "member_arrays", v->container_arrays) < 0) ||
             json_add_str(md, "uuid", a->uuid) < 0 ||
+            /* external metadata: whether its mdmon runs (null: not such an array) */
+            (container[0] && json_add_bool(md, "mdmon_running", !v->mdmon_missing) < 0) ||
             json_add_u64_if(md, "chunk_size_bytes",
                             a->chunk_size_bytes != MD_UNSET && a->chunk_size_bytes > 0,
                             a->chunk_size_bytes) < 0 ||

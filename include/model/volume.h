@@ -120,6 +120,9 @@ typedef struct Volume {
                                      * linear/striped dm tables; RAID_VERDICT_UNKNOWN otherwise */
         const char *verdict_reason; /* static text explaining the verdict, or NULL */
         bool replacing;             /* md: a member is being replaced (mdadm --replace) */
+        bool mdmon_missing;         /* md: an array of an IMSM/DDF container (metadata_version
+                                     * "external:/mdX/N") whose mdmon does not run (no
+                                     * run/mdadm/mdX.pid naming a live process): writes to it block */
         MdArray *md;                /* md only; owned */
 
         /* device-mapper */
@@ -173,8 +176,8 @@ bool volume_is_listed(const Volume *v) _pure_;
  * "spare". NULL when unknown. */
 const char *volume_member_state(const VolumeMember *m) _pure_;
 
-/* True if this volume itself shows a problem: health degraded/failed, a faulty array member, or
- * the `slow` flag. */
+/* True if this volume itself shows a problem: health degraded/failed, a faulty array member, an
+ * external-metadata array without its mdmon, or the `slow` flag. */
 bool volume_has_problem(const Volume *v) _pure_;
 
 /* The JSON object of `storpulsectl volumes --json` for one volume (see ctl-volumes.c for the

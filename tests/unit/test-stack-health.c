@@ -286,11 +286,50 @@ out:
         (void) system(cmd);
 }
 
+static void put(const char *dir, const char *rel, const char *text) {
+        char path[4096], cmd[4200];
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "%s/%s", dir, rel);
+        (void) snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname %s)\"", path);
+        (void) system(cmd);
+        f = fopen(path, "we");
+        ok(f && fputs(text, f) >= 0 && fclose(f) == 0, "write %s", rel);
+}
+
+/* An IMSM member array (metadata_version external:/md127/0, as verdict-imsm shows it) needs
+ * mdmon: mdadm's test is run/mdadm/md127.pid naming a live process (proc/PID). */
+static void test_mdmon(void) {
+        char dir[] = "/tmp/test-stack-health-XXXXXX", cmd[1024];
+        Inventory *inv = NULL;
+        Volume *md;
+
+        ok(mkdtemp(dir) != NULL, "temp dir");
+        (void) snprintf(cmd, sizeof(cmd), "cp -a %s/md-raid1-idle/. %s/", fixtures(), dir);
+        ok(system(cmd) == 0, "copy md-raid1-idle");
+        put(dir, "sys/devices/virtual/block/md0/md/metadata_version", "external:/md127/0\n");
+        ok(inventory_new_for_root(dir, &inv) >= 0 && inventory_scan(inv) >= 0, "scan");
+        md = inv ? inventory_get(inv, "md0") : NULL;
+        ok(md && md->mdmon_missing && volume_has_problem(md), "no pid file: mdmon missing");
+        is_str(md ? raid_verdict_to_string(md->verdict) : NULL, "ok", "the verdict stays ok");
+        put(dir, "run/mdadm/md127.pid", "4242\n");
+        inventory_clear_changes(inv);
+        is_int(inventory_device_change(inv, "md0"), 0, "re-read");
+        ok(md && md->mdmon_missing, "pid file of a dead process: mdmon missing");
+        put(dir, "proc/4242/comm", "mdmon\n");
+        is_int(inventory_device_change(inv, "md0"), 0, "re-read");
+        ok(md && !md->mdmon_missing && !volume_has_problem(md), "mdmon runs: no problem");
+        inv = inventory_free(inv);
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        (void) system(cmd);
+}
+
 int main(void) {
         test_lvm_on_md();
         test_arrays();
         test_partitions();
         test_reports();
         test_not_assembled();
+        test_mdmon();
         return tap_done();
 }
