@@ -63,10 +63,10 @@ typedef struct Config {
         int log_level;                 /* LogLevel=: syslog level */
         char *control_group;           /* ControlGroup=: read-only commands on the socket */
         gid_t control_gid; /* ControlGroup= resolved at load (a name must exist), or INVALID */
-        char *admin_group;             /* AdminGroup=: every command (besides root, our uid) */
-        usec_t shutdown_timeout_usec;  /* ShutdownTimeout=: wait for probes at exit, at most */
-        usec_t assemble_timeout_usec;  /* AssembleTimeout=: an md array inactive with members
-                                        * longer than this is reported not assembled */
+        char *admin_group; /* AdminGroup=: every command (besides root, our uid) */
+        usec_t shutdown_timeout_usec; /* ShutdownTimeout=: wait for probes at exit, at most */
+        usec_t assemble_timeout_usec; /* AssembleTimeout=: an md array inactive with members
+                                       * longer than this is reported not assembled */
 
         /* [Schedule] */
         int builtin; /* Builtin=: 1 yes, 0 no, -1 auto (off under systemd) */
