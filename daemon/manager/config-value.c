@@ -278,8 +278,9 @@ int config_value_list(ParseCtx *p, const char *value, void *field, uint64_t min,
 }
 
 /* A group name or number, resolved here once (NSS may be slow or remote: never per connection
- * on the event loop) into Config.control_gid; a name that does not resolve is an error, so
- * --check-config shows it. The field is the name; the gid sits beside it. */
+ * on the event loop) into Config.control_gid or .admin_gid (by the field: ControlGroup= or
+ * AdminGroup=); a name that does not resolve is an error, so --check-config shows it. The field
+ * is the name; the gid sits beside it. */
 int config_value_group(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
         gid_t gid = CONFIG_GID_INVALID;
         unsigned u;
@@ -299,7 +300,10 @@ int config_value_group(ParseCtx *p, const char *value, void *field, uint64_t min
         r = config_value_string(p, value, field, min, max);
         if (r < 0)
                 return r;
-        p->c->control_gid = gid;
+        if (field == &p->c->admin_group)
+                p->c->admin_gid = gid;
+        else
+                p->c->control_gid = gid;
         return 0;
 }
 

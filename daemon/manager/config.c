@@ -39,7 +39,7 @@ static const ConfigKey daemon_keys[] = {
         { "ControllerPollInterval", config_value_usec, C(cli_poll_interval_usec), 10 * SEC, DAY },
         { "LogLevel", config_value_log_level, C(log_level), 0, 0 },
         { "ControlGroup", config_value_group, C(control_group), 0, 0 },
-        { "AdminGroup", config_value_string, C(admin_group), 0, 0 },
+        { "AdminGroup", config_value_group, C(admin_group), 0, 0 },
         { "ShutdownTimeout", config_value_usec, C(shutdown_timeout_usec), SEC / 10, 300 * SEC },
         { "AssembleTimeout", config_value_usec, C(assemble_timeout_usec), SEC, DAY },
         {},
@@ -163,7 +163,7 @@ int config_new_default(Config **ret) {
         c->md_interval_usec = 60 * SEC;
         c->cli_poll_interval_usec = 600 * SEC;
         c->log_level = LOG_INFO;
-        c->control_gid = CONFIG_GID_INVALID;
+        c->control_gid = c->admin_gid = CONFIG_GID_INVALID;
         c->shutdown_timeout_usec = 5 * SEC;
         c->assemble_timeout_usec = 60 * SEC;
         c->builtin = -1;

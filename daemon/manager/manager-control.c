@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -571,23 +570,19 @@ static int on_client_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* Whether the peer's groups include `name` (getgrnam(): NSS on the loop, see ARCHITECTURE.md). */
-static bool peer_in_group(int fd, const struct ucred *cred, const char *name) {
-        struct group *gr;
+/* Whether the peer's groups include `gid` (resolved at config load: no NSS on the loop). */
+static bool peer_in_group(int fd, const struct ucred *cred, gid_t gid) {
         gid_t groups[64];
         socklen_t len = sizeof(groups);
 
-        if (!name)
+        if (gid == CONFIG_GID_INVALID)
                 return false;
-        gr = getgrnam(name);
-        if (!gr)
-                return false;
-        if (cred->gid == gr->gr_gid)
+        if (cred->gid == gid)
                 return true;
         if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
                 return false;
         for (size_t i = 0; i < len / sizeof(gid_t); i++)
-                if (groups[i] == gr->gr_gid)
+                if (groups[i] == gid)
                         return true;
         return false;
 }
@@ -600,9 +595,9 @@ static ControlAccess peer_access(ManagerControl *c, int fd, struct ucred *ret_cr
         if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, ret_cred, &len) < 0)
                 return CONTROL_ACCESS_NONE;
         if (ret_cred->uid == 0 || ret_cred->uid == geteuid() ||
-            peer_in_group(fd, ret_cred, cf->admin_group))
+            peer_in_group(fd, ret_cred, cf->admin_gid))
                 return CONTROL_ACCESS_ADMIN;
-        if (peer_in_group(fd, ret_cred, cf->control_group))
+        if (peer_in_group(fd, ret_cred, cf->control_gid))
                 return CONTROL_ACCESS_READ;
         return CONTROL_ACCESS_NONE;
 }

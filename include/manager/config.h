@@ -64,6 +64,7 @@ typedef struct Config {
         char *control_group;           /* ControlGroup=: read-only commands on the socket */
         gid_t control_gid; /* ControlGroup= resolved at load (a name must exist), or INVALID */
         char *admin_group; /* AdminGroup=: every command (besides root, our uid) */
+        gid_t admin_gid;   /* AdminGroup= resolved at load, or INVALID */
         usec_t shutdown_timeout_usec; /* ShutdownTimeout=: wait for probes at exit, at most */
         usec_t assemble_timeout_usec; /* AssembleTimeout=: an md array inactive with members
                                        * longer than this is reported not assembled */

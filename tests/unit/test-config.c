@@ -78,6 +78,7 @@ static void test_good(void) {
         is_str(c->control_group, "daemon", "group");
         is_int((int) c->control_gid, 1,
                "group resolved at load (daemon is gid 1 in Debian's base-passwd)");
+        is_int((int) c->admin_gid, (int) CONFIG_GID_INVALID, "no AdminGroup=: no admin gid");
         is_int(c->builtin, 1, "Builtin=yes");
         is_u64(c->schedule_interval_usec, 3600 * USEC_PER_SEC, "1h");
         is_u64(c->foreign_threshold_bytes, 64ULL << 20, "64M");
@@ -163,6 +164,8 @@ static void test_bad(void) {
         check_error("[Profile x]\nSequentialBlockSize=100\n",
                     "test.conf:2: size '100' out of range (512..1073741824 bytes)");
         check_error("[Daemon]\nControlGroup=nosuchgroup\n",
+                    "test.conf:2: unknown group 'nosuchgroup'");
+        check_error("[Daemon]\nAdminGroup=nosuchgroup\n",
                     "test.conf:2: unknown group 'nosuchgroup'");
         check_error("[HTTP]\nListen=127.0.0.1:9977 999.1.1.1:99999\n",
                     "test.conf:2: invalid listen address '999.1.1.1:99999' (use ADDR:PORT, "
