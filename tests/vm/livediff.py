@@ -127,7 +127,8 @@ def compare(k0, k1, api, oneshot, prom, status):
             act = v.get("sync_action")
             if act != ka["sync_action"]:
                 errs.append(f"{n}: {who} sync_action {act!r}, kernel {ka['sync_action']!r}")
-            if str(v.get("degraded")) != ka["degraded"]:
+            kd = int(ka["degraded"]) if (ka["degraded"] or "").isdigit() else None
+            if v.get("degraded") != kd:
                 errs.append(f"{n}: {who} degraded {v.get('degraded')!r}, kernel {ka['degraded']}")
             got = sorted((m.get("name") for m in v.get("array_members") or []))
             if got != sorted(ka["members"]):
