@@ -150,7 +150,8 @@ const char *volume_member_state(const VolumeMember *m) {
         if (!m || !m->state)
                 return NULL;
         if (m->slot >= 0 && strstr(m->state, "spare") && !strstr(m->state, "faulty"))
-                return "rebuilding";
+                /* a --replace target keeps saying so (mdadm: "spare rebuilding", "(R)") */
+                return strstr(m->state, "replacement") ? "rebuilding,replacement" : "rebuilding";
         return m->state;
 }
 

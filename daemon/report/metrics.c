@@ -248,7 +248,7 @@ static const char *member_state_bucket(const VolumeMember *m) {
                 return "missing";
         if (strstr(s, "in_sync"))
                 return "in_sync";
-        if (strstr(s, "syncing") || strcmp(s, "rebuilding") == 0)
+        if (strstr(s, "syncing") || strstr(s, "rebuilding"))
                 return "rebuilding";
         if (strstr(s, "spare"))
                 return "spare";

@@ -172,8 +172,8 @@ bool volume_is_listed(const Volume *v) _pure_;
 
 /* The member's state as every interface shows it (JSON, the CLI, /metrics): the state text, but
  * a "spare" that md has given a slot is being rebuilt into it, "rebuilding" (mdadm's "spare
- * rebuilding"; dev-X/slot set, recovery_start below the size); a spare with slot none stays
- * "spare". NULL when unknown. */
+ * rebuilding"; dev-X/slot set, recovery_start below the size), "rebuilding,replacement" for a
+ * --replace target; a spare with slot none stays "spare". NULL when unknown. */
 const char *volume_member_state(const VolumeMember *m) _pure_;
 
 /* True if this volume itself shows a problem: health degraded/failed, a faulty array member, an

@@ -14,6 +14,7 @@
 #include "ctl/ctl.h"
 #include "basic/fileio.h"
 #include "basic/macro.h"
+#include "model/volume.h"
 #include "tap.h"
 #include "test-files.h"
 
@@ -210,9 +211,36 @@ static char *fixture(const char *name) {
         return buf;
 }
 
+/* The member state every interface shows, from md's dev-X/state and slot (hand table: md's
+ * state_show() words; mdadm prints "spare rebuilding" for a spare with a slot and "(R)" for a
+ * --replace target). */
+static void test_member_state(void) {
+        static const struct {
+                const char *state;
+                int slot;
+                const char *want;
+        } t[] = {
+                { "in_sync", 0, "in_sync" },
+                { "spare", -1, "spare" },
+                { "spare", 1, "rebuilding" },
+                { "spare,replacement", 0, "rebuilding,replacement" },
+                { "faulty,spare", 1, "faulty,spare" },
+                { "in_sync,want_replacement", 0, "in_sync,want_replacement" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+                VolumeMember m = { .name = (char *) "vdc",
+                                   .state = (char *) t[i].state,
+                                   .slot = t[i].slot };
+                is_str(volume_member_state(&m), t[i].want, "%s slot %d", t[i].state, t[i].slot);
+        }
+}
+
 int main(void) {
         _cleanup_free_ char *out = NULL;
         json_object *j;
+
+        test_member_state();
 
         is_int(run(&out, "--root", fixture("md-raid1-recover"), NULL, NULL), 0, "recover: exit 0");
         ok(out && strstr(out, "md0 ") && strstr(out, "degraded"), "md0 degraded shown");
