@@ -97,9 +97,9 @@ static void save(ManagerPerf *p, bool force) {
         if (!perf_monitor_take_dirty(p->pm) && !force)
                 return;
         r = baseline_store_format(perf_monitor_baselines(p->pm), &text);
-        if (r >= 0 && !p->writer)
-                r = state_writer_new(p->m->event, p->state_fd, BASELINE_STORE_FILE, on_saved, p,
-                                     &p->writer);
+        if (r >= 0)
+                r = manager_state_writer_prepare(p->m, &p->writer, BASELINE_STORE_FILE, on_saved,
+                                                 p);
         if (r >= 0)
                 r = state_writer_submit(p->writer, TAKE_PTR(text));
         free(text);

@@ -325,9 +325,22 @@ static void on_state_saved(StateWriter *w, int r, void *userdata) {
                 manager_publish(m);
 }
 
+int manager_state_writer_prepare(Manager *m, StateWriter **w, const char *file,
+                                 StateWriterDone done, void *userdata) {
+        _cleanup_close_ int fd = -EBADF;
+
+        if (*w && state_writer_busy(*w))
+                return 0; /* the text waits for the save in flight */
+        *w = state_writer_free(*w);
+        (void) mkdir(m->state_dir, 0755);
+        fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return state_writer_new(m->event, fd, file, done, userdata, w);
+}
+
 /* Serializes the records on the loop; the file is written by m->state_writer's thread. */
 void manager_state_save(Manager *m) {
-        _cleanup_close_ int fd = -EBADF;
         json_object *doc = NULL;
         char *text = NULL;
         int r;
@@ -340,13 +353,9 @@ void manager_state_save(Manager *m) {
                 r = text ? 0 : -ENOMEM;
         }
         json_object_put(doc);
-        if (r >= 0 && !m->state_writer) {
-                (void) mkdir(m->state_dir, 0755);
-                fd = open(m->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                r = fd < 0 ? -errno
-                           : state_writer_new(m->event, fd, STATE_FILE_NAME, on_state_saved, m,
-                                              &m->state_writer);
-        }
+        if (r >= 0)
+                r = manager_state_writer_prepare(m, &m->state_writer, STATE_FILE_NAME,
+                                                 on_state_saved, m);
         if (r >= 0)
                 r = state_writer_submit(m->state_writer, TAKE_PTR(text));
         free(text);

@@ -9,6 +9,7 @@
 #include "core/perf-monitor.h"
 #include "manager/control-protocol.h"
 #include "manager/manager.h"
+#include "manager/state-writer.h"
 #include "report/report.h"
 
 /* manager.c */
@@ -21,6 +22,12 @@ void manager_state_save(Manager *m); /* after every run and at exit; failures lo
 const char *manager_state_unsaved(const Manager *m);
 /* A save of `file` ended with r (0 or -errno): counted, logged once per error, kept in *error. */
 void manager_state_save_result(Manager *m, const char *file, int *error, int r);
+/* *w ready for the next save of `file`: kept while a save is in flight, else replaced by one on
+ * the state directory opened afresh (it may have been replaced since the last save: a directory
+ * fd kept from the start gave ESTALE on the VM's overlayfs after a package upgrade). 0 or -errno.
+ */
+int manager_state_writer_prepare(Manager *m, StateWriter **w, const char *file,
+                                 StateWriterDone done, void *userdata);
 
 /* manager-volumes.c: per-volume records and the inventory/md events */
 void manager_on_changes(Inventory *inv, const InventoryChange *changes, size_t n, void *userdata);

@@ -10,6 +10,13 @@
 # the baselines, and purge leaves nothing of ours in /etc, /var/lib, /run and the unit links.
 # shellcheck disable=SC2016
 source ../lib.sh
+# a failure shows what storpulsed said (the guest's journal is gone with it)
+fail() {
+        echo "--- storpulsed's journal (last 60 entries)"
+        journalctl -u storpulsed --no-pager -n 60 -o short-monotonic 2>/dev/null
+        echo "FAIL: $*" >&2
+        exit 1
+}
 [[ "$(cat /proc/1/comm)" == systemd ]] || fail "PID 1 is $(cat /proc/1/comm), not systemd"
 [[ -f ${STORPULSE_DEB:-} && -f ${STORPULSE_DEB_UPGRADE:-} ]] || fail "STORPULSE_DEB(_UPGRADE) not given"
 ID_STARTED=e74a827ee83e45cbb596dae03e49d6c8
