@@ -70,6 +70,8 @@ int inventory_read_device(Inventory *inv, const char *name, Volume **ret);
 
 /* Sync figures of an md volume from its md/ reading and the /proc/mdstat text (may be NULL). */
 void inventory_md_fill_sync(Volume *v, const MdArray *a, const Mdstat *mdstat);
+/* inventory-read-md.c: fill v (kind md) from its md/ below dev_fd. 0 or -errno. */
+int inventory_read_md(Inventory *inv, Volume *v, int dev_fd);
 
 /* Set verdict, reason, replacing and the VolumeHealth that follows from a RaidHealth. */
 void inventory_apply_verdict(Volume *v, const RaidHealth *h);
