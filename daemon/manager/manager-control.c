@@ -207,18 +207,10 @@ static struct json_object *record_to_json(const Manager *m, const ManagerVolume 
 }
 
 static struct json_object *event_to_json(const ManagerEvent *e) {
-        ReportEvent re = {
-                .seq = e->seq,
-                .realtime_usec = e->realtime_usec,
-                .type = manager_event_type_to_string(e->type),
-                .message_id = manager_event_type_message_id(e->type),
-                .priority = e->priority,
-                .volume = e->volume,
-                .member = e->member,
-                .message = e->message,
-        };
+        ReportEvent re;
         struct json_object *o;
 
+        manager_report_event(e, &re);
         return api_event_json(&re, &o) < 0 ? NULL : o;
 }
 

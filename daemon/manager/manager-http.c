@@ -68,6 +68,19 @@ void manager_report_sample(const ManagerProbeSample *s, ReportSample *ret) {
                 };
 }
 
+void manager_report_event(const ManagerEvent *e, ReportEvent *ret) {
+        *ret = (ReportEvent){
+                .seq = e->seq,
+                .realtime_usec = e->realtime_usec,
+                .type = manager_event_type_to_string(e->type),
+                .message_id = manager_event_type_message_id(e->type),
+                .priority = e->priority,
+                .volume = e->volume,
+                .member = e->member,
+                .message = e->message,
+        };
+}
+
 void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportProbe *p,
                           ReportSample *h, ReportBaseline *b) {
         *p = (ReportProbe){
@@ -128,17 +141,7 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
                 manager_report_probe(pm, m->volumes[i], &probes[i],
                                      &samples[i * MANAGER_HISTORY_MAX], &baselines[i]);
         for (size_t i = 0; i < m->n_events; i++) {
-                const ManagerEvent *e = manager_get_event(m, i);
-                events[i] = (ReportEvent){
-                        .seq = e->seq,
-                        .realtime_usec = e->realtime_usec,
-                        .type = manager_event_type_to_string(e->type),
-                        .message_id = manager_event_type_message_id(e->type),
-                        .priority = e->priority,
-                        .volume = e->volume,
-                        .member = e->member,
-                        .message = e->message,
-                };
+                manager_report_event(manager_get_event(m, i), &events[i]);
         }
         in = (ReportInput){
                 .inventory = m->inventory,

@@ -74,6 +74,8 @@ void manager_http_free(Manager *m);
  * the control socket: report/api.h). h has room for r->n_history samples; pm may be NULL (no
  * baseline then). The results point into s, r, h and b. */
 void manager_report_sample(const ManagerProbeSample *s, ReportSample *ret);
+/* An event as the report layer reads it; the strings point into e. */
+void manager_report_event(const ManagerEvent *e, ReportEvent *ret);
 void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportProbe *p,
                           ReportSample *h, ReportBaseline *b);
 /* On reload, before c replaces m->config: apply [HTTP] of c to the running endpoint (limits,
