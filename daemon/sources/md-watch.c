@@ -235,6 +235,49 @@ static bool member_name_ok(const char *m) {
         return m[0] && !strchr(m, '/') && strcmp(m, ".") != 0 && strcmp(m, "..") != 0;
 }
 
+static const struct {
+        const char *path;
+        unsigned bit;
+} array_attrs[] = {
+        { "array_state", MD_WATCH_ATTR_ARRAY_STATE },
+        { "sync_action", MD_WATCH_ATTR_SYNC_ACTION },
+        { "degraded", MD_WATCH_ATTR_DEGRADED },
+        { "sync_completed", MD_WATCH_ATTR_SYNC_COMPLETED },
+};
+
+static bool array_has_attr(const MdWatchArray *arr, unsigned bit) {
+        for (size_t i = 0; i < arr->n_attrs; i++)
+                if (!arr->attrs[i]->member && arr->attrs[i]->bit == bit)
+                        return true;
+        return false;
+}
+
+/* Open the array attributes not watched yet. Some exist only once the array runs (an array
+ * being assembled or created has array_state alone; raid0/linear never get sync_action or
+ * degraded), so this is repeated at every full refresh; one that appeared is a change. */
+static int array_rescan_attrs(MdWatchArray *arr) {
+        for (size_t i = 0; i < ELEMENTSOF(array_attrs); i++) {
+                MdWatchAttr *a;
+                int r;
+
+                if (array_has_attr(arr, array_attrs[i].bit))
+                        continue;
+                r = attr_new(arr, array_attrs[i].path, NULL, array_attrs[i].bit, &a);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        continue; /* not there (yet): next pass */
+                r = array_append_attr(arr, a);
+                if (r < 0) {
+                        attr_free(a);
+                        return r;
+                }
+                arr->pending |= array_attrs[i].bit;
+                schedule_dispatch(arr->watch);
+        }
+        return 0;
+}
+
 /* Pick up dev-X directories that appeared, drop those that left. */
 static int array_rescan_members(MdWatchArray *arr) {
         _cleanup_strv_free_ char **entries = NULL;
@@ -339,6 +382,7 @@ static void array_refresh_all(MdWatchArray *arr) {
                 arr->pending |= MD_WATCH_ATTR_MEMBERS;
                 schedule_dispatch(arr->watch);
         }
+        (void) array_rescan_attrs(arr);
         if (error_is_gone(array_rescan_members(arr)))
                 array_gone(arr);
 }
@@ -352,15 +396,6 @@ static void safety_net_wake(MdWatch *w);
 static int mdstat_open(MdWatch *w);
 
 int md_watch_add(MdWatch *w, const char *array) {
-        static const struct {
-                const char *path;
-                unsigned bit;
-        } array_attrs[] = {
-                { "array_state", MD_WATCH_ATTR_ARRAY_STATE },
-                { "sync_action", MD_WATCH_ATTR_SYNC_ACTION },
-                { "degraded", MD_WATCH_ATTR_DEGRADED },
-                { "sync_completed", MD_WATCH_ATTR_SYNC_COMPLETED },
-        };
         _cleanup_(array_freep) MdWatchArray *arr = NULL;
         MdWatchArray **l;
         char path[256];
@@ -387,20 +422,9 @@ int md_watch_add(MdWatch *w, const char *array) {
         if (arr->md_fd < 0)
                 return arr->md_fd == -ENOTDIR ? -ENOENT : arr->md_fd;
 
-        for (size_t i = 0; i < ELEMENTSOF(array_attrs); i++) {
-                MdWatchAttr *a;
-
-                r = attr_new(arr, array_attrs[i].path, NULL, array_attrs[i].bit, &a);
-                if (r == -ENOENT)
-                        continue; /* raid0/linear have no sync_action/degraded */
-                if (r < 0)
-                        return r;
-                r = array_append_attr(arr, a);
-                if (r < 0) {
-                        attr_free(a);
-                        return r;
-                }
-        }
+        r = array_rescan_attrs(arr);
+        if (r < 0)
+                return r;
         r = array_rescan_members(arr);
         if (r < 0)
                 return r;

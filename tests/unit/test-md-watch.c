@@ -239,6 +239,19 @@ int main(void) {
         put(root, "sys/class/block/md2/md/array_state", "clean\n");
         run_until_report(e);
         is_str(log_buf, "changed:md2:01", "interval on: change seen");
+        /* Attributes that appear after the watch started (md creates sync_action and degraded
+         * once an array being assembled runs) are picked up, and that is a change. */
+        log_reset();
+        put(root, "sys/class/block/md2/md/sync_action", "resync\n");
+        put(root, "sys/class/block/md2/md/degraded", "0\n");
+        run_until_report(e);
+        is_str(log_buf, "changed:md2:06", "attributes that appeared: a change");
+        is_int(md_watch_get_counts(w2, "md2", &attrs, NULL), 0, "md2 counts again");
+        is_int(attrs, 4, "all four array attributes watched now");
+        log_reset();
+        put(root, "sys/class/block/md2/md/sync_action", "idle\n");
+        run_until_report(e);
+        is_str(log_buf, "changed:md2:02", "a change of the new attribute is seen");
         w2 = md_watch_free(w2);
 
         /* Nothing watched and no discovery: after one pass the safety net sleeps (an idle daemon
