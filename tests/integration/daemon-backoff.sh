@@ -218,8 +218,14 @@ if command -v taskset >/dev/null && taskset -pc 0 "$DPID" >/dev/null; then
         check "cpu: cpu_wait_share ${wait_share:-none} > 0.25 beside two busy loops" \
                 python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) > 0.25 else 1)' \
                 "${wait_share:-nan}"
+        for _ in $(seq 50); do
+                grep -q "waited for a CPU .*run not judged" "$SCRATCH/daemon.log" && break
+                sleep 0.1
+        done
         check "cpu: the run is not judged" grep -q "waited for a CPU .*run not judged" \
                 "$SCRATCH/daemon.log"
+        grep -E "waited for a CPU|not judged|stalled for|$name: probe" "$SCRATCH/daemon.log" |
+                tail -n 5 | diag
 else
         tap_ok 1 "cpu: taskset pins the daemon to CPU 0"
 fi
