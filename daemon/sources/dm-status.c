@@ -18,11 +18,13 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <libdevmapper.h>
+#include <linux/dm-ioctl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "basic/dlopen-util.h"
 #include "basic/string-table.h"
@@ -141,6 +143,35 @@ int dm_status_get_libdm(void *userdata, const DmDeviceId *id, DmQuery q, char **
                 return -ENOMEM;
         *ret = TAKE_PTR(buf);
         return 0;
+}
+
+int dm_status_list_ioctl(void *userdata, DmListEntry **ret) {
+        _cleanup_close_ int fd = -EBADF;
+        size_t size = 16 * 1024;
+
+        if (!ret)
+                return -EINVAL;
+        fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENOENT ? -ENODEV : -errno;
+        for (int tries = 0; tries < 8; tries++, size *= 4) {
+                _cleanup_free_ struct dm_ioctl *h = calloc(1, size);
+                int r;
+
+                if (!h)
+                        return -ENOMEM;
+                *h = (struct dm_ioctl){
+                        .version = { DM_VERSION_MAJOR, 0, 0 },
+                        .data_size = (uint32_t) size,
+                        .data_start = sizeof(struct dm_ioctl),
+                };
+                if (ioctl(fd, DM_LIST_DEVICES, h) < 0)
+                        return -errno;
+                r = dm_list_parse(h, size, ret);
+                if (r != -ENOBUFS)
+                        return r;
+        }
+        return -ENOBUFS;
 }
 
 int dm_status_get_files(void *userdata, const DmDeviceId *id, DmQuery q, char **ret) {

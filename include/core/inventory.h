@@ -199,6 +199,14 @@ const Mdstat *inventory_get_mdstat(const Inventory *inv) _pure_;
  * refreshed or -ENOMEM; a status that cannot be read makes that volume's health unknown. */
 int inventory_refresh_dm_raid(Inventory *inv);
 
+/* The fast path of the refresh above: one DM_LIST_DEVICES ioctl gives every dm device's event
+ * counter, and only the polled volumes whose counter moved since their last read here (or never
+ * read here), or whose resync/recovery runs, are re-read, as above. Cheap enough for a timer of
+ * half a second however many dm devices there are. Returns the number re-read, -EOPNOTSUPP when
+ * the provider has no counters (fixtures, a kernel before 4.14: the slow refresh is all there
+ * is), other -errno from the ioctl, -ENOMEM. */
+int inventory_refresh_dm_live(Inventory *inv);
+
 /* Whether v is a dm device whose status the refresh above polls: a "raid" target or one with a
  * judge (model/dm-judge.h: thin-pool, thin, snapshot, multipath, striped, mirror, ...). */
 bool inventory_dm_is_polled(const Volume *v) _pure_;

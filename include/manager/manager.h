@@ -139,6 +139,8 @@ struct Manager {
         bool udev_running;    /* /run/udev/control exists */
         MdMonitor *md_monitor;
         sd_event_source *rescan_timer, *dm_timer;
+        sd_event_source *dm_live_timer;  /* DM_LIST_DEVICES event counters, while dm is polled */
+        int dm_live_error;               /* the last live refresh's error (told once a streak) */
         sd_event_source *assemble_timer; /* AssembleTimeout= of the oldest assembling array */
 
         /* probes */

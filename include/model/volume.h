@@ -131,6 +131,8 @@ typedef struct Volume {
         char *dm_target;         /* first table target type: "linear", "striped", "raid", ... */
         char *dm_table_params;   /* the first table line's parameters (after the target type) */
         bool dm_suspended;
+        bool dm_event_known;       /* dm_event_nr holds the counter of the last status read */
+        uint32_t dm_event_nr;      /* DM_LIST_DEVICES event counter (model/dm-list.h) */
         DmRaidStatus *dm_raid;     /* dm "raid" target status, parsed; owned */
         DmJudgement *dm_judgement; /* the target judge's verdict, reason and figures (thin-pool,
                                     * snapshot, multipath, striped, mirror, ...); owned; the

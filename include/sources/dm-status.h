@@ -9,6 +9,7 @@
 
 #include "basic/macro.h"
 #include "basic/string-table.h"
+#include "model/dm-list.h"
 
 typedef enum DmQuery {
         DM_QUERY_STATUS, /* DM_DEVICE_STATUS */
@@ -34,8 +35,13 @@ typedef struct DmDeviceId {
  * -errno. *ret is written only on success. */
 typedef int (*DmStatusGetFunc)(void *userdata, const DmDeviceId *id, DmQuery q, char **ret);
 
+/* Every dm device's event counter (model/dm-list.h): the number of entries with *ret malloc'd,
+ * -EOPNOTSUPP where there are none to be had (a fixture, a kernel before 4.14), other -errno. */
+typedef int (*DmStatusListFunc)(void *userdata, DmListEntry **ret);
+
 typedef struct DmStatusProvider {
         DmStatusGetFunc get;
+        DmStatusListFunc list; /* NULL: not supported */
         void *userdata;
 } DmStatusProvider;
 
@@ -44,6 +50,10 @@ typedef struct DmStatusProvider {
  * silent one once per process (pthread_once), never per call. userdata is unused. The ioctl is on
  * the control node, not the device, and returns without touching a suspended device. */
 int dm_status_get_libdm(void *userdata, const DmDeviceId *id, DmQuery q, char **ret);
+
+/* Live event counters: one DM_LIST_DEVICES ioctl on /dev/mapper/control (no device is opened,
+ * none is waited on), the buffer grown while the kernel says it is too small. userdata unused. */
+int dm_status_list_ioctl(void *userdata, DmListEntry **ret);
 
 /* Fixture provider: userdata is a pointer to an int holding a root directory fd; reads
  * dm/<id->name>.status or dm/<id->name>.table below it (the device number is not used). Names

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz the device-mapper text parsers: target lines, dm-raid status (both on the whole input and
- * on the params of a parsed line), LVM uuid and name splitting, sub-LV folding. */
+ * on the params of a parsed line), LVM uuid and name splitting, sub-LV folding, and the binary
+ * DM_LIST_DEVICES reply (the raw input as the ioctl buffer). */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/dm-list.h"
 #include "model/dm.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -18,6 +20,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         if (!s)
                 return 0;
+        {
+                DmListEntry *el = NULL;
+
+                if (dm_list_parse(data, size, &el) >= 0)
+                        free(el);
+        }
         memcpy(s, data, size);
         s[size] = 0;
         if (dm_parse_target_line(s, &l) == 0 && dm_raid_status_parse(l.params, &st) == 0) {

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 # The daemon's live view against a fresh read (issue 23, item 0), in the VM guest:
 #   livediff.py --url http://127.0.0.1:PORT --ctl STORPULSECTL --step NAME [--settle S] [--tries N]
-# One try: the kernel's own figures K0 (sysfs md/ and /proc/mdstat), a pause of --settle seconds
+# One try: the kernel's own figures K0 (sysfs md/, /proc/mdstat, `dmsetup status`), a pause of --settle seconds
 # (the daemon may take that long to notice), then the daemon's /api/v1/volumes, its /metrics,
 # `storpulsectl status --json` and a one-shot `storpulsectl volumes --json`, then the kernel
 # again (K1). When the kernel's discrete state (sync_action, array_state, degraded, member
-# states, members, holders) changed between K0 and K1 the try proves nothing and is repeated.
+# states, members, holders, dm status lines but for their moving x/y figures) changed between K0 and K1 the try proves nothing and is repeated.
 # Otherwise:
 #   - every volume of the one-shot read is in the daemon's view and equal field by field, but
 #     for the moving figures (progress, completed sectors, speed, ETA), which instead must lie
@@ -69,7 +69,20 @@ def kernel():
                             array_state=read(os.path.join(md, "array_state")),
                             degraded=read(os.path.join(md, "degraded")),
                             members=members)
-    return dict(arrays=arrays, holders=holders, progress=mdstat_progress())
+    return dict(arrays=arrays, holders=holders, progress=mdstat_progress(), dm=dm_status())
+
+
+def dm_status():
+    """{dm name: status line} from `dmsetup status`, the figures that move on their own (a
+    resync's x/y, thin and snapshot usage) blanked: what is left changes only with the state."""
+    if not os.path.exists("/dev/mapper/control"):
+        return {}
+    p = subprocess.run(["dmsetup", "status"], capture_output=True, text=True, timeout=30)
+    out = {}
+    for line in p.stdout.splitlines():
+        name, _, rest = line.partition(": ")
+        out[name] = re.sub(r"\b\d+/\d+\b", "N/N", rest)
+    return out
 
 
 def fetch(url):
@@ -127,6 +140,16 @@ def compare(k0, k1, api, oneshot, prom, status):
                 if od != dd:
                     errs.append(f"{n}.md: daemon {json.dumps(dd)} != fresh read {json.dumps(od)}")
                 continue
+            if key == "dm" and isinstance(o.get(key), dict) and isinstance(d.get(key), dict):
+                # a dm-raid resync's position moves the same way
+                od, dd = json.loads(json.dumps(o[key])), json.loads(json.dumps(d[key]))
+                op = (od.get("raid") or {}).pop("sync_done_sectors", None)
+                dp = (dd.get("raid") or {}).pop("sync_done_sectors", None)
+                if (op is None) != (dp is None) or (op is not None and dp > op):
+                    errs.append(f"{n}.dm.raid.sync_done_sectors: daemon {dp} vs fresh read {op}")
+                if od != dd:
+                    errs.append(f"{n}.dm: daemon {json.dumps(dd)} != fresh read {json.dumps(od)}")
+                continue
             if o.get(key) != d.get(key):
                 errs.append(f"{n}.{key}: daemon {json.dumps(d.get(key))} "
                             f"!= fresh read {json.dumps(o.get(key))}")
@@ -182,7 +205,7 @@ def compare(k0, k1, api, oneshot, prom, status):
 
 def discrete(k):
     return {n: {x: a[x] for x in ("sync_action", "array_state", "degraded", "members")}
-            for n, a in k["arrays"].items()}, k["holders"]
+            for n, a in k["arrays"].items()}, k["holders"], k["dm"]
 
 
 def main():

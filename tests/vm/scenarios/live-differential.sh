@@ -8,44 +8,8 @@
 # vanished. Disks: 1-2 partitioned (two arrays on them), 3-6 whole.
 # shellcheck disable=SC2016
 source ../lib.sh
-require_verb volumes
-DAEMON=$(dirname "$STORPULSECTL")/storpulsed
-[[ -x $DAEMON ]] || fail "no storpulsed beside $STORPULSECTL"
-LIVEDIFF=$VMDIR/livediff.py
-port=19977
-mkdir -p "$SCRATCH/run" "$SCRATCH/state"
-ip link set lo up 2>/dev/null || true
-cat >"$SCRATCH/live.conf" <<EOF
-[Daemon]
-LogLevel=debug
-[Schedule]
-Builtin=no
-[HTTP]
-Enable=yes
-Listen=127.0.0.1:$port
-EOF
-"$DAEMON" -c "$SCRATCH/live.conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
-        >"$SCRATCH/daemon.log" 2>&1 &
-dpid=$!
-export STORPULSE_SOCKET=$SCRATCH/run/control
-wait_until 60 "control socket" test -S "$STORPULSE_SOCKET"
+source ./live-common.sh
 trap 'kill $dpid 2>/dev/null; md_unthrottle; md_stop_all' EXIT
-curl -sf "http://127.0.0.1:$port/metrics" -o /dev/null ||
-        { cat "$SCRATCH/daemon.log"; fail "no HTTP endpoint at 127.0.0.1:$port"; }
-
-# step NAME: the daemon's view equals a fresh read, 1 s after the last change; on a difference
-# the daemon's (debug) log since the step before
-logmark=0
-step() {
-        log "step $1"
-        python3 "$LIVEDIFF" --url "http://127.0.0.1:$port" --ctl "$STORPULSECTL" --step "$1" ||
-                {
-                        echo "--- daemon log since the step before"
-                        tail -c +$((logmark + 1)) "$SCRATCH/daemon.log" | tail -n 200
-                        fail "live view differs from a fresh read at step $1"
-                }
-        logmark=$(stat -c %s "$SCRATCH/daemon.log")
-}
 
 modprobe -a md_mod raid0 raid1 raid456
 a=$(disk 1) b=$(disk 2) c=$(disk 3) d=$(disk 4) e=$(disk 5) f=$(disk 6)

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* Polling device-mapper status (contract in include/core/inventory.h): dm targets send no uevent
+ * when a dm-raid leg fails, a thin pool runs out of space, a snapshot turns invalid or a
+ * multipath path fails. inventory_refresh_dm_raid() re-reads every polled volume (the slow safety
+ * net, which also moves figures no event tells of: pool usage, snapshot usage, resync progress);
+ * inventory_refresh_dm_live() re-reads only those whose dm event counter moved, or whose resync
+ * is running, from one DM_LIST_DEVICES ioctl for all of them (the fast path). */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/inventory-internal.h"
+#include "model/dm-judge.h"
+
+/* What a status refresh of a dm-raid or judged dm volume can change, to compare afterwards. */
+typedef struct RaidFigures {
+        VolumeHealth health;
+        int raid_disks, degraded;
+        char *level;
+        VolumeSync sync;
+        DmJudgement judgement; /* zeroed when the volume has none */
+} RaidFigures;
+
+static int raid_figures_get(const Volume *v, RaidFigures *ret) {
+        *ret = (RaidFigures){ .health = v->health,
+                              .raid_disks = v->raid_disks,
+                              .degraded = v->degraded };
+        if (v->dm_judgement)
+                ret->judgement = *v->dm_judgement;
+        if (v->level && !(ret->level = strdup(v->level)))
+                return -ENOMEM;
+        if (inventory_sync_copy(&ret->sync, &v->sync) < 0) {
+                free(ret->level);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static unsigned raid_figures_diff(RaidFigures *f, const Volume *v) {
+        unsigned what = 0;
+
+        if (f->health != v->health)
+                what |= INVENTORY_CHANGE_HEALTH;
+        /* a judge's reason (which paths failed) and figures (pool usage) move within one health */
+        if (v->dm_judgement && (strcmp(f->judgement.reason, v->dm_judgement->reason) != 0 ||
+                                f->judgement.data_usage != v->dm_judgement->data_usage ||
+                                f->judgement.metadata_usage != v->dm_judgement->metadata_usage ||
+                                f->judgement.queueing != v->dm_judgement->queueing ||
+                                f->judgement.mismatches != v->dm_judgement->mismatches))
+                what |= INVENTORY_CHANGE_OTHER;
+        if (f->raid_disks != v->raid_disks || f->degraded != v->degraded)
+                what |= INVENTORY_CHANGE_MEMBERS;
+        if (!inventory_sync_equal(&f->sync, &v->sync))
+                what |= INVENTORY_CHANGE_SYNC;
+        if (!f->level != !v->level || (f->level && strcmp(f->level, v->level) != 0))
+                what |= INVENTORY_CHANGE_OTHER;
+        free(f->level);
+        free(f->sync.action);
+        return what;
+}
+
+static int refresh_one_dm_raid(Inventory *inv, Volume *v) {
+        RaidFigures f;
+        bool legs_changed = false;
+        unsigned what;
+        int r;
+
+        r = raid_figures_get(v, &f);
+        if (r < 0)
+                return r;
+        r = inventory_read_dm_status(inv, v, NULL);
+        if (r > 0)
+                r = inventory_link_dm_raid_legs(inv, v, &legs_changed);
+        what = raid_figures_diff(&f, v) | (legs_changed ? INVENTORY_CHANGE_MEMBERS : 0);
+        if (r < 0)
+                return r;
+        if (what && inventory_record_change(inv, v, INVENTORY_VOLUME_CHANGED, what) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+int inventory_refresh_dm_raid(Inventory *inv) {
+        int n = 0, r;
+
+        if (!inv)
+                return -EINVAL;
+        for (size_t i = 0; i < inv->n_volumes; i++) {
+                Volume *v = inv->volumes[i];
+
+                if (!v->dm_name || !inventory_dm_is_polled(v))
+                        continue;
+                r = refresh_one_dm_raid(inv, v);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        return n;
+}
+
+static const DmListEntry *find_entry(const DmListEntry *l, size_t n, const Volume *v) {
+        for (size_t i = 0; i < n; i++)
+                if (l[i].major == v->major && l[i].minor == v->minor)
+                        return &l[i];
+        return NULL;
+}
+
+static bool dm_sync_running(const Volume *v) {
+        const char *a = v->sync.action;
+
+        return a && strcmp(a, "idle") != 0 && strcmp(a, "frozen") != 0;
+}
+
+int inventory_refresh_dm_live(Inventory *inv) {
+        _cleanup_free_ DmListEntry *l = NULL;
+        int n_list, n = 0, r;
+
+        if (!inv)
+                return -EINVAL;
+        if (!inv->dm.list)
+                return -EOPNOTSUPP;
+        n_list = inv->dm.list(inv->dm.userdata, &l);
+        if (n_list < 0)
+                return n_list;
+        for (size_t i = 0; i < inv->n_volumes; i++) {
+                Volume *v = inv->volumes[i];
+                const DmListEntry *e;
+
+                if (!v->dm_name || !inventory_dm_is_polled(v))
+                        continue;
+                e = find_entry(l, (size_t) n_list, v);
+                if (!e)
+                        continue; /* gone: its uevent (or the rescan) tells */
+                if (v->dm_event_known && v->dm_event_nr == e->event_nr && !dm_sync_running(v))
+                        continue;
+                /* the counter read before the status: an event after the list is seen next time */
+                v->dm_event_nr = e->event_nr;
+                v->dm_event_known = true;
+                r = refresh_one_dm_raid(inv, v);
+                if (r < 0)
+                        return r;
+                n++;
+        }
+        return n;
+}
