@@ -98,11 +98,21 @@ int inventory_refresh_dm_raid(Inventory *inv) {
         return n;
 }
 
-static const DmListEntry *find_entry(const DmListEntry *l, size_t n, const Volume *v) {
-        for (size_t i = 0; i < n; i++)
-                if (l[i].major == v->major && l[i].minor == v->minor)
-                        return &l[i];
-        return NULL;
+/* Every dm device's number and event counter in one 64-bit FNV-1a hash: any event anywhere,
+ * and any device created or removed, changes it. */
+static uint64_t events_signature(const DmListEntry *l, size_t n) {
+        uint64_t h = 0xcbf29ce484222325ULL;
+
+        for (size_t i = 0; i < n; i++) {
+                const uint32_t w[3] = { l[i].major, l[i].minor, l[i].event_nr };
+
+                for (size_t k = 0; k < ELEMENTSOF(w); k++)
+                        for (unsigned b = 0; b < 32; b += 8) {
+                                h ^= (w[k] >> b) & 0xff;
+                                h *= 0x100000001b3ULL;
+                        }
+        }
+        return h;
 }
 
 static bool dm_sync_running(const Volume *v) {
@@ -111,8 +121,13 @@ static bool dm_sync_running(const Volume *v) {
         return a && strcmp(a, "idle") != 0 && strcmp(a, "frozen") != 0;
 }
 
+/* Events are rare and a volume's verdict may come from another device's status (a thin-pool LV
+ * from its hidden -tpool layer), so an event anywhere re-reads every polled volume; between
+ * events only those whose resync runs are re-read, for their progress. */
 int inventory_refresh_dm_live(Inventory *inv) {
         _cleanup_free_ DmListEntry *l = NULL;
+        uint64_t sig;
+        bool all;
         int n_list, n = 0, r;
 
         if (!inv)
@@ -122,20 +137,16 @@ int inventory_refresh_dm_live(Inventory *inv) {
         n_list = inv->dm.list(inv->dm.userdata, &l);
         if (n_list < 0)
                 return n_list;
+        /* the counters read before the statuses: an event after the list is seen next time */
+        sig = events_signature(l, (size_t) n_list);
+        all = !inv->dm_events_known || sig != inv->dm_events;
+        inv->dm_events = sig;
+        inv->dm_events_known = true;
         for (size_t i = 0; i < inv->n_volumes; i++) {
                 Volume *v = inv->volumes[i];
-                const DmListEntry *e;
 
-                if (!v->dm_name || !inventory_dm_is_polled(v))
+                if (!v->dm_name || !inventory_dm_is_polled(v) || (!all && !dm_sync_running(v)))
                         continue;
-                e = find_entry(l, (size_t) n_list, v);
-                if (!e)
-                        continue; /* gone: its uevent (or the rescan) tells */
-                if (v->dm_event_known && v->dm_event_nr == e->event_nr && !dm_sync_running(v))
-                        continue;
-                /* the counter read before the status: an event after the list is seen next time */
-                v->dm_event_nr = e->event_nr;
-                v->dm_event_known = true;
                 r = refresh_one_dm_raid(inv, v);
                 if (r < 0)
                         return r;

@@ -27,6 +27,8 @@ typedef struct InventoryQueued {
 struct Inventory {
         int root_fd;
         DmStatusProvider dm;
+        bool dm_events_known; /* dm_events holds the last live refresh's signature */
+        uint64_t dm_events;   /* every dm device's number and event counter, hashed */
         UdevPropsProvider udev;
         struct udev *udev_ctx; /* the live udev provider's context; owned */
         unsigned controller_flags;

@@ -3,7 +3,7 @@
 # no schedule, HTTP on 127.0.0.1:$port) with its pid in $dpid, and defines step NAME, which holds
 # the daemon's live view against a fresh read 1 s after the last change (tests/vm/livediff.py)
 # and on a difference prints the daemon's log since the step before and fails. The scenario
-# sets its own EXIT trap (it must kill $dpid).
+# sets its own EXIT trap (it must kill $dpid). LIVE_DAEMON_CONF: more lines for [Daemon].
 # shellcheck shell=bash disable=SC2016
 require_verb volumes
 DAEMON=$(dirname "$STORPULSECTL")/storpulsed
@@ -15,6 +15,7 @@ ip link set lo up 2>/dev/null || true
 cat >"$SCRATCH/live.conf" <<EOF
 [Daemon]
 LogLevel=debug
+${LIVE_DAEMON_CONF:-}
 [Schedule]
 Builtin=no
 [HTTP]

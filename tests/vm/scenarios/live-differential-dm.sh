@@ -2,13 +2,15 @@
 # The daemon's live view against a fresh read at every step of device-mapper's life (issue 23,
 # item 0; tests/vm/livediff.py, as live-differential does for md): 1 s after each change the
 # daemon's /api/v1/volumes, /metrics and status equal a one-shot `storpulsectl volumes --json`.
-# None of these changes sends a uevent, and the daemon runs with the default
-# DmRaidPollInterval= (5 s): what it shows within the second comes from the dm event counters
-# (one DM_LIST_DEVICES ioctl every 0.5 s). Steps: a thin pool out of data space, a snapshot
+# Most of these changes send no uevent, and the daemon runs with DmRaidPollInterval=1min (the
+# full re-read, 5 s by default, which would otherwise catch up with slow steps by chance): what
+# it shows within the second comes from the dm event counters (one DM_LIST_DEVICES ioctl every
+# 0.5 s). Steps: a thin pool out of data space, a snapshot
 # overflowing to Invalid, a multipath path failed and reinstated, a dm-raid1 LV resyncing,
 # synced, and a leg lost under it. Disks: 1 thin, 2 snapshot, 3 multipath, 4-5 raid1.
 # shellcheck disable=SC2016
 source ../lib.sh
+LIVE_DAEMON_CONF=DmRaidPollInterval=1min
 source ./live-common.sh
 trap 'kill $dpid 2>/dev/null; vgchange -an >/dev/null 2>&1; dmsetup remove_all --force >/dev/null 2>&1' EXIT
 status_shows() { # DMNAME REGEX
