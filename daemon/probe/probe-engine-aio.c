@@ -82,6 +82,7 @@ typedef struct AioEngine {
         uint64_t stride; /* bytes between two slots' buffers */
         bool signal_deadline;
         ProbeThpMode thp;
+        int schedstat_fd; /* /proc/thread-self/schedstat, opened once: re-read with pread() */
 
         void *map; /* the whole mapping (buffers lies inside it, aligned) */
         size_t map_bytes;
@@ -291,17 +292,18 @@ static void aio_cpu_usec(void *userdata, usec_t *ret_user, usec_t *ret_sys) {
 }
 
 /* /proc/thread-self/schedstat: "exec_runtime run_delay timeslices", in ns (CONFIG_SCHED_INFO;
- * Documentation/scheduler/sched-stats.rst). */
+ * Documentation/scheduler/sched-stats.rst). Opened when the engine is made and re-read from
+ * offset 0 (a seq_file regenerates its text), so a probe opens nothing once it runs: the probe
+ * helper forbids open() after its sandbox is entered. */
 static nsec_t aio_cpu_wait_ns(void *userdata) {
+        AioEngine *a = userdata;
         char buf[128];
         unsigned long long run, delay;
         ssize_t n;
-        int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
 
-        if (fd < 0)
+        if (a->schedstat_fd < 0)
                 return NSEC_INFINITY;
-        n = read(fd, buf, sizeof(buf) - 1);
-        (void) close(fd);
+        n = pread(a->schedstat_fd, buf, sizeof(buf) - 1, 0);
         if (n <= 0)
                 return NSEC_INFINITY;
         buf[n] = 0;
@@ -317,6 +319,8 @@ static void aio_destroy(void *userdata) {
                 return;
         release_context(a); /* first: io_destroy() waits for reads into the buffers */
         release_buffers(a);
+        if (a->schedstat_fd >= 0)
+                (void) close(a->schedstat_fd);
         free(a);
 }
 
@@ -341,6 +345,7 @@ int probe_engine_new_aio(bool signal_deadline, int sysfs_dirfd, ProbeEngine **re
                 return -ENOMEM;
         a->fd = -EBADF;
         a->signal_deadline = signal_deadline;
+        a->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
         /* No sysfs, or an unreadable policy: plain pages, as with `never`. */
         a->thp = PROBE_THP_UNSUPPORTED;
         if ((sysfs_dirfd >= 0 || sysfs_dirfd == AT_FDCWD) &&
@@ -348,7 +353,7 @@ int probe_engine_new_aio(bool signal_deadline, int sysfs_dirfd, ProbeEngine **re
                 a->thp = PROBE_THP_UNSUPPORTED;
         e = calloc(1, sizeof(*e));
         if (!e) {
-                free(a);
+                aio_destroy(a);
                 return -ENOMEM;
         }
         e->ops = &aio_ops;

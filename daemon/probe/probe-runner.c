@@ -51,6 +51,7 @@
 #include "basic/string-table.h"
 #include "probe/probe-engine.h"
 #include "probe/probe-runner.h"
+#include "probe/probe-sandbox.h"
 
 typedef enum MsgType {
         MSG_REQUEST = 1,
@@ -219,6 +220,31 @@ _noreturn_ static void wait_for_parent_and_exit(int fd) {
         }
 }
 
+/* Everything is open (target, sysfs, the AIO engine's schedstat): give up every privilege before
+ * the first read (probe/probe-sandbox.c). STORPULSE_PROBE_TEST_OPEN_AFTER_DROP=1 is a test hook
+ * (tests/integration/probe-helper.sh): the helper then tries an open() after the drop, which the
+ * filter answers by killing it. Harmless in production: it can only end the helper's own probe. */
+static int enter_sandbox(const char *path) {
+        const char *hook = secure_getenv("STORPULSE_PROBE_TEST_OPEN_AFTER_DROP");
+        bool filtered;
+        int r, fd;
+
+        r = probe_sandbox_enter(&filtered);
+        if (r < 0) {
+                fprintf(stderr, "storpulse-probe: %s: cannot drop privileges (%s), not probing\n",
+                        path, strerror(-r));
+                return r;
+        }
+        if (hook && strcmp(hook, "1") == 0) {
+                fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                fprintf(stderr, "storpulse-probe: test hook: open() after the drop returned %d%s\n",
+                        fd < 0 ? -errno : fd, filtered ? "" : " (no seccomp filter on this arch)");
+                if (fd >= 0)
+                        (void) close(fd);
+        }
+        return 0;
+}
+
 int probe_runner_helper_main(int argc, char *argv[]) {
         _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
         _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
@@ -267,6 +293,8 @@ int probe_runner_helper_main(int argc, char *argv[]) {
         /* The THP policy for the probe's buffers comes from the same sysfs as the target's. */
         if (r >= 0)
                 r = probe_engine_new_aio(/* signal_deadline= */ true, sysfs, &e);
+        if (r >= 0)
+                r = enter_sandbox(argv[1]);
         if (r >= 0)
                 r = probe_run(e, t->info.size_bytes, t->info.logical_block_size, t->info.mem_align,
                               t->fd, &req.params, child_progress, &fd, &mr->result);

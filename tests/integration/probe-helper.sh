@@ -4,7 +4,8 @@
 # fds the CLI was given (7 and 8 here, without O_CLOEXEC), not the signals a background job of
 # a shell has ignored (SIGINT, SIGQUIT), not a blocked mask. Its stdin and stdout are /dev/null,
 # its stderr is the CLI's, fd 3 its socket; the rest is what it opened itself (the target, the
-# AIO context). A missing helper is a clear error, not a hang.
+# AIO context, its own /proc/PID/task/PID/schedstat, opened before its privileges are dropped). A
+# missing helper is a clear error, not a hang.
 . "$(dirname "$0")/probe-lib.sh"
 require_root_and_loop
 make_scratch
@@ -37,9 +38,10 @@ if [ -n "$child" ]; then
                 # fd 4: /sys, passed on purpose (a regular file's block-size fallback reads it,
                 # never the working directory)
                 ((n == 4)) && [ "$t" = /sys ] && continue
-                [ "$t" = "$(readlink -f "$dev")" ] || [[ $t == anon_inode:* ]] || other=1
+                [ "$t" = "$(readlink -f "$dev")" ] || [[ $t == anon_inode:* ]] ||
+                        [ "$t" = "/proc/$child/task/$child/schedstat" ] || other=1
         done
-        tap_ok $other "every other fd is the target, its AIO context or /sys"
+        tap_ok $other "every other fd is the target, its AIO context, its schedstat or /sys"
         tap_ok "$([ "$(readlink "/proc/$child/fd/4")" = /sys ]; echo $?)" \
                 "fd 4 is /sys (the sysfs root for the block-size fallback, not the cwd)"
         diag < <(grep -E '^Sig(Blk|Ign)' "/proc/$ctl/status" | sed 's/^/CLI /')
