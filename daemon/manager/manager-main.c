@@ -166,6 +166,8 @@ int main(int argc, char **argv) {
                 const char *path = o.config_path ?: SYSCONFDIR "/storpulse/storpulse.conf";
 
                 r = config_load(path, o.config_path != NULL, &c, &error);
+                if (r >= 0)
+                        r = config_check_files(c, path, &error);
                 if (r < 0) {
                         log_error("%s", error ?: "Failed to load the configuration");
                         return 2;

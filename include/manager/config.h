@@ -148,6 +148,15 @@ int config_new_default(Config **ret);
  * written then. */
 int config_load(const char *path, bool must_exist, Config **ret, char **ret_error);
 
+/* --check-config's look at the files the configuration names (config-tls.c): [HTTP]
+ * TLSCertificate= and TLSKey= both or neither, each a readable non-empty regular file holding a
+ * PEM block of its kind, and the pair loaded by libmicrohttpd as the endpoint would (the key
+ * belongs to the certificate, TLSPriorities= accepted). Returns 0, or -errno with *ret_error
+ * (optional) "FILE:LINE: message" at the key's assignment (main_path:0 when no file set it).
+ * Not part of config_load(): a start or a reload leaves these to the endpoint, which keeps its
+ * old settings on a reload with files it cannot use. Loads libmicrohttpd: the main thread only. */
+int config_check_files(Config *c, const char *main_path, char **ret_error);
+
 /* Parse one INI text (for tests and the fuzz target) over `c`, reporting `name` in errors.
  * Returns 0 or -EINVAL with *ret_error as above. */
 int config_parse_string(Config *c, const char *name, const char *text, char **ret_error);
