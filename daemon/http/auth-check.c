@@ -376,6 +376,25 @@ void http_auth_submit(HttpAuth *a, HttpAuthJob *j) {
         pthread_mutex_unlock(&a->lock);
 }
 
+unsigned http_auth_retry_after_sec(HttpAuth *a, const struct sockaddr *peer) {
+        unsigned char key[16] = {};
+        size_t len = peer_key(peer, key);
+        usec_t t = now(CLOCK_MONOTONIC), left = 0;
+
+        if (!a)
+                return 1;
+        pthread_mutex_lock(&a->lock);
+        for (size_t i = 0; i < ADDRESSES_MAX; i++) {
+                const AuthPeer *p = &a->peers[i];
+
+                if (p->addr_len == MAX(len, (size_t) 1) && memcmp(p->addr, key, len) == 0 &&
+                    p->blocked_until_usec > t)
+                        left = p->blocked_until_usec - t;
+        }
+        pthread_mutex_unlock(&a->lock);
+        return (unsigned) MAX((left + USEC_PER_SEC - 1) / USEC_PER_SEC, (usec_t) 1);
+}
+
 HttpAuthResult http_auth_job_result(HttpAuthJob *j) {
         return j ? j->result : HTTP_AUTH_DENIED;
 }

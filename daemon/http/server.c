@@ -76,7 +76,8 @@ typedef struct Request {
         Listener *l;
         struct MHD_Connection *c;
         HttpConn *conn;
-        HttpAuthJob *job; /* a password check off this thread, while the connection waits */
+        HttpAuthJob *job;         /* a password check off this thread, while the connection waits */
+        unsigned retry_after_sec; /* of a 429 */
 } Request;
 
 static const MhdApi *mhd; /* set by the first start; the process keeps the library */
@@ -158,9 +159,11 @@ static enum MHD_Result queue(HttpServer *h, struct MHD_Connection *c, unsigned s
         return ret;
 }
 
-static enum MHD_Result reply_text(HttpServer *h, struct MHD_Connection *c, unsigned status,
-                                  const char *text) {
+/* retry_sec: the Retry-After of a 429 or 503 */
+static enum MHD_Result reply_retry(HttpServer *h, struct MHD_Connection *c, unsigned status,
+                                   const char *text, unsigned retry_sec) {
         struct MHD_Response *resp;
+        char retry[16];
 
         resp = mhd->create_response_from_buffer(strlen(text), (void *) text,
                                                 MHD_RESPMEM_PERSISTENT);
@@ -169,9 +172,15 @@ static enum MHD_Result reply_text(HttpServer *h, struct MHD_Connection *c, unsig
         (void) mhd->add_response_header(resp, "Content-Type", "text/plain; charset=utf-8");
         if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
                 (void) mhd->add_response_header(resp, "Allow", "GET, HEAD");
+        (void) snprintf(retry, sizeof(retry), "%u", retry_sec);
         if (status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_TOO_MANY_REQUESTS)
-                (void) mhd->add_response_header(resp, "Retry-After", "1");
+                (void) mhd->add_response_header(resp, "Retry-After", retry);
         return queue(h, c, status, resp);
+}
+
+static enum MHD_Result reply_text(HttpServer *h, struct MHD_Connection *c, unsigned status,
+                                  const char *text) {
+        return reply_retry(h, c, status, text, 1);
 }
 
 static void unref_snapshot(void *userdata) {
@@ -244,6 +253,9 @@ static HttpAuthResult check_auth(HttpServer *h, Request *q) {
         }
         if (user)
                 mhd->free(user);
+        if (res == HTTP_AUTH_LIMITED)
+                q->retry_after_sec =
+                        http_auth_retry_after_sec(h->set.auth, ci ? ci->client_addr : NULL);
         if (res == HTTP_AUTH_PENDING) {
                 q->job = job;
                 mhd->suspend_connection(c); /* first: done() may come at once */
@@ -340,7 +352,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                 case HTTP_AUTH_PENDING:
                         return MHD_YES; /* suspended; called again when the check is done */
                 case HTTP_AUTH_LIMITED:
-                        return reply_text(h, c, MHD_HTTP_TOO_MANY_REQUESTS, "Too Many Requests\n");
+                        return reply_retry(h, c, MHD_HTTP_TOO_MANY_REQUESTS, "Too Many Requests\n",
+                                           q->retry_after_sec);
                 case HTTP_AUTH_DENIED:
                         return reply_text(h, c, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
                 }

@@ -59,6 +59,10 @@ HttpAuthResult http_auth_check(HttpAuth *a, const char *header, const char *user
 
 void http_auth_submit(HttpAuth *a, HttpAuthJob *j);
 
+/* For a 429: seconds (rounded up, at least 1) until `peer`'s failure back-off ends; 1 when it
+ * is not backed off (a check of its own still waits, or the queue is full). */
+unsigned http_auth_retry_after_sec(HttpAuth *a, const struct sockaddr *peer);
+
 /* The result of a check whose done() was called: HTTP_AUTH_OK or HTTP_AUTH_DENIED; before
  * that HTTP_AUTH_PENDING. */
 HttpAuthResult http_auth_job_result(HttpAuthJob *j);

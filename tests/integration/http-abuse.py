@@ -5,7 +5,7 @@ source addresses on loopback): a dripping slowloris (16 connections from each of
 one byte every 4 s each, reconnecting when closed) while 127.0.0.1 scrapes: every scrape is
 answered; a stream of wrong passwords from one address (a deliberately slow sha-crypt hash)
 while another address scrapes with the right one: every scrape is answered and the flooding
-address is told to slow down (429); TLS below 1.2 and CBC ciphers are refused. Usage:
+address is told to slow down (429) with a Retry-After that is its real remaining back-off; TLS below 1.2 and CBC ciphers are refused. Usage:
 http-abuse.py SERVER [drip|password_flood|tls_priorities...]"""
 import concurrent.futures
 import os
@@ -85,6 +85,41 @@ def test_password_flood():
     ok(s.stop() == 0, "server exits 0")
 
 
+def retry_after(resp):
+    for line in resp.split(b"\r\n\r\n", 1)[0].split(b"\r\n"):
+        if line.lower().startswith(b"retry-after:"):
+            return int(line.split(b":", 1)[1])
+    return None
+
+
+def test_retry_after():
+    # Wrong passwords one at a time from one address: after 5 failures in a row it is backed off
+    # for a time that doubles (1 s, 2 s, 4 s, ...). Each 429's Retry-After must be that remaining
+    # back-off: waiting it out (or longer, on a busy machine) always gets a check again (401,
+    # never another 429), and as the back-off grows the value does too (> 1).
+    s = lib.Server(SERVER, "--auth-user", "prom", "--auth-hash", crypt.crypt("s3cret", "$6$ab$"))
+    a = s.addr
+    wrong = b"Authorization: Basic " + __import__("base64").b64encode(b"prom:nope") + b"\r\n"
+    ask = lambda: raw(a, SCRAPE + wrong + b"\r\n", timeout=30, source="127.0.0.3")  # noqa: E731
+    first = [status_of(ask()) for _ in range(6)]
+    ok(first[:5] == [401] * 5 and first[5] == 429, "five wrong passwords get 401, then 429", first)
+    seen, honest = [], True
+    r = ask()
+    while status_of(r) == 429 and len(seen) < 4:
+        ra = retry_after(r)
+        seen.append(ra)
+        if ra is None or not 1 <= ra <= 60:
+            break
+        time.sleep(ra + 0.2)
+        after = status_of(ask())  # a check again: one more failure, a doubled back-off
+        honest = honest and after == 401
+        r = ask()
+    ok(len(seen) == 4 and honest, f"waiting out each Retry-After ({seen}) gets a check again (401)")
+    ok(any(x is not None and x > 1 for x in seen),
+       "Retry-After grows with the back-off (not always 1)", seen)
+    ok(s.stop() == 0, "server exits 0")
+
+
 def tls_handshake(addr, **kw):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.check_hostname = False
@@ -120,6 +155,6 @@ def test_tls_priorities():
         ok(s.stop() == 0, "TLS server exits 0")
 
 
-for t in sys.argv[2:] or ("drip", "password_flood", "tls_priorities"):
+for t in sys.argv[2:] or ("drip", "password_flood", "retry_after", "tls_priorities"):
     globals()["test_" + t]()
 lib.done()
