@@ -9,7 +9,9 @@
 # completed bytes grow with sync_action="recover" at 1, promtool-clean, over the socket that
 # storpulsed-http.socket passes (the config's Listen= is ignored, as logged); a suspended dm
 # device gives probe-stalled while `storpulsectl status` still answers and the watchdog
-# (WatchdogSec=5s for the test) does not trip; `systemctl stop` is bounded.
+# (WatchdogSec=5s for the test) does not trip, and its hung helper has dropped its capabilities
+# and runs under no_new_privs and a seccomp filter, none of which killed a helper (the kernel
+# log); `systemctl stop` is bounded.
 # shellcheck disable=SC2016
 source ../lib.sh
 require_verb status
@@ -224,6 +226,16 @@ timeout 20 "$STORPULSECTL" status >"$SCRATCH/status.out" 2>&1 || {
         dmsetup resume susp
         fail "storpulsectl status did not answer during the hung probe"
 }
+# the hung helper under the unit: every capability dropped (the bounding set stays the unit's
+# CAP_SYS_ADMIN: without CAP_SETPCAP it cannot be emptied), no_new_privs, a seccomp filter
+helper=$(pgrep -P "$mainpid" -x storpulse-probe | head -1)
+[[ -n $helper ]] || { dmsetup resume susp; fail "no storpulse-probe child of storpulsed"; }
+grep -E '^(Uid|Cap|NoNewPrivs|Seccomp)' "/proc/$helper/status" | sed 's/^/helper: /'
+for f in CapInh:0000000000000000 CapPrm:0000000000000000 CapEff:0000000000000000 \
+        CapAmb:0000000000000000 CapBnd:0000000000200000 NoNewPrivs:1 Seccomp:2; do
+        grep -qE "^${f%%:*}:[[:space:]]+${f#*:}$" "/proc/$helper/status" ||
+                { dmsetup resume susp; fail "helper under the unit: not ${f%%:*} ${f#*:}"; }
+done
 wait $cpid
 rc=$?
 log "probe of the suspended device: exit $rc"
@@ -240,6 +252,8 @@ sleep 8 # > WatchdogSec while the helper hangs in the kernel
 }
 [[ "$(systemctl show -p NRestarts --value storpulsed)" == 0 ]] || { dmsetup resume susp; fail "NRestarts != 0"; }
 run dmsetup resume susp
+# no helper was killed by its seccomp filter (the kernel logs each kill as audit type=1326)
+! dmesg | grep "type=1326" || fail "a seccomp kill in the kernel log"
 
 # ---- stop, bounded ---------------------------------------------------------------------------
 t0=$(date +%s)
