@@ -40,5 +40,33 @@ for f in "$tmp" /dev/zero "$tmp/fifo"; do
         fi
 done
 echo "$([ $bad -eq 0 ] && echo ok || echo not ok) 5 - a directory, /dev/zero and a FIFO are refused as FILE:0"
-echo "1..5"
-[ $bad -eq 0 ] && [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "$n" -ge 30 ] && [ -n "$lim" ] && [ $rc3 -eq 0 ] && [ $rc4 -ne 0 ]
+# the minimum of Interval= the sample states holds: that value loads, a second less does not
+imin=$(grep -oE 'Time from the start of one run to the next: at least [0-9]+s' "$sample" | grep -oE '[0-9]+s$' | tr -d s)
+printf '[Schedule]\nInterval=%ss\n' "${imin:-0}" >"$tmp/iv.conf"
+"$daemon" --check-config --config "$tmp/iv.conf" >/dev/null 2>&1
+rc6=$?
+printf '[Schedule]\nInterval=%ss\n' $((${imin:-0} - 1)) >"$tmp/iv.conf"
+"$daemon" --check-config --config "$tmp/iv.conf" >"$tmp/iv.out" 2>&1
+rc7=$?
+iv_ok=$([ -n "$imin" ] && [ $rc6 -eq 0 ] && [ $rc7 -ne 0 ] && grep -q "iv.conf:2: " "$tmp/iv.out" && echo 0 || echo 1)
+echo "$([ "$iv_ok" = 0 ] && echo ok || echo not ok) 6 - Interval= of the stated minimum ${imin:-?}s loads, a second less is refused with FILE:LINE"
+# --dump-config: the effective config (a drop-in included) as a file --check-config reads, and
+# dumping that dump gives the same text (every value survives the round trip)
+mkdir -p "$tmp/all.conf.d"
+printf '[Schedule]\nInterval=2h\n[Profile nightly]\nRandomDuration=1500ms\n' >"$tmp/all.conf.d/10-x.conf"
+"$daemon" --dump-config --config "$tmp/all.conf" >"$tmp/dump1.conf" 2>&1
+rc8=$?
+"$daemon" --check-config --config "$tmp/dump1.conf" >/dev/null 2>&1
+rc9=$?
+"$daemon" --dump-config --config "$tmp/dump1.conf" >"$tmp/dump2.conf" 2>&1
+dump_same=$(cmp -s <(sed 1d "$tmp/dump1.conf") <(sed 1d "$tmp/dump2.conf") && echo 0 || echo 1)
+dump_keys=$(grep -cE '^#?[A-Za-z0-9]+=' "$tmp/dump1.conf")
+sample_keys=$(grep -oE '^[A-Za-z0-9]+=' "$tmp/all.conf" | sort -u | wc -l)
+dump_ok=1
+[ $rc8 -eq 0 ] && [ $rc9 -eq 0 ] && [ "$dump_same" = 0 ] && grep -qx 'Interval=2h' "$tmp/dump1.conf" &&
+        grep -qx 'RandomDuration=1500ms' "$tmp/dump1.conf" && grep -qx '\[Profile nightly\]' "$tmp/dump1.conf" &&
+        [ "$dump_keys" -ge "$sample_keys" ] && dump_ok=0
+[ $dump_ok -eq 0 ] || sed 's/^/# /' "$tmp/dump1.conf"
+echo "$([ $dump_ok -eq 0 ] && echo ok || echo not ok) 7 - --dump-config: drop-in values, $dump_keys key lines (sample: $sample_keys keys), reads back, dumps the same"
+echo "1..7"
+[ "$iv_ok" = 0 ] && [ $dump_ok -eq 0 ] && [ $bad -eq 0 ] && [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ "$n" -ge 30 ] && [ -n "$lim" ] && [ $rc3 -eq 0 ] && [ $rc4 -ne 0 ]

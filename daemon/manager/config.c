@@ -144,6 +144,11 @@ static const ConfigSection sections[] = {
         { "Detection", detection_keys, false, false },
 };
 
+const ConfigSection *config_sections(size_t *ret_n) {
+        *ret_n = ELEMENTSOF(sections);
+        return sections;
+}
+
 /* ---- defaults ----------------------------------------------------------------------------- */
 
 static void profile_set(Profile *pr, const char *name, ProbeParams params, bool members) {

@@ -35,7 +35,9 @@ static int help(void) {
                "                        %s)\n"
                "  -l --listen ADDR:PORT  serve HTTP there instead of [HTTP] Listen= (repeatable;\n"
                "                        127.0.0.1:%d, [::1]:%d, *:%d = every address)\n"
-               "     --check-config     load the configuration, report errors, exit\n",
+               "     --check-config     load the configuration, report errors, exit\n"
+               "     --dump-config      print the effective configuration (defaults, the file\n"
+               "                        and its drop-ins: every key with its value), exit\n",
                SYSCONFDIR, PKGRUNDIR, PKGSTATEDIR, HTTP_DEFAULT_PORT, HTTP_DEFAULT_PORT,
                HTTP_DEFAULT_PORT);
         return 0;
@@ -103,8 +105,38 @@ static int lock_dir(const char *opt, const char *env, const char *def, bool runt
         return 0;
 }
 
+/* --check-config, --dump-config: load the configuration as the daemon would, then say it is ok
+ * or print it. The exit status of main(). */
+static int check_config(const char *opt_path, bool dump) {
+        _cleanup_(config_freep) Config *c = NULL;
+        _cleanup_free_ char *error = NULL;
+        const char *path = opt_path ?: SYSCONFDIR "/storpulse/storpulse.conf";
+        int r;
+
+        r = config_load(path, opt_path != NULL, &c, &error);
+        if (r >= 0 && !dump)
+                r = config_check_files(c, path, &error);
+        if (r < 0) {
+                log_error("%s", error ?: "Failed to load the configuration");
+                return 2;
+        }
+        if (!dump) {
+                printf("%s: ok, %zu profiles\n", path, c->n_profiles);
+                return 0;
+        }
+        printf("# from %s and %s.d/*.conf\n", path, path);
+        r = config_dump(c, stdout);
+        if (r >= 0 && fclose(stdout) != 0)
+                r = -errno;
+        if (r < 0) {
+                log_error_errno(r, "Failed to write the configuration: %m");
+                return 2;
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_RUNTIME, ARG_STATE, ARG_CHECK };
+        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_RUNTIME, ARG_STATE, ARG_CHECK, ARG_DUMP };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -113,6 +145,7 @@ int main(int argc, char **argv) {
                 { "runtime-dir", required_argument, NULL, ARG_RUNTIME },
                 { "state-dir", required_argument, NULL, ARG_STATE },
                 { "check-config", no_argument, NULL, ARG_CHECK },
+                { "dump-config", no_argument, NULL, ARG_DUMP },
                 { "listen", required_argument, NULL, 'l' },
                 {},
         };
@@ -120,7 +153,7 @@ int main(int argc, char **argv) {
         _cleanup_(manager_freep) Manager *m = NULL;
         char *listen[33] = {};
         size_t n_listen = 0;
-        bool check = false;
+        bool check = false, dump = false;
         int opt, r;
 
         while ((opt = getopt_long(argc, argv, "hc:l:", options, NULL)) >= 0)
@@ -145,6 +178,9 @@ int main(int argc, char **argv) {
                 case ARG_CHECK:
                         check = true;
                         break;
+                case ARG_DUMP:
+                        dump = true;
+                        break;
                 case 'l':
                         if (n_listen + 1 >= ELEMENTSOF(listen)) {
                                 log_error("At most %zu --listen addresses.",
@@ -160,21 +196,8 @@ int main(int argc, char **argv) {
                 log_error("storpulsed takes no arguments; see --help.");
                 return 1;
         }
-        if (check) {
-                _cleanup_(config_freep) Config *c = NULL;
-                _cleanup_free_ char *error = NULL;
-                const char *path = o.config_path ?: SYSCONFDIR "/storpulse/storpulse.conf";
-
-                r = config_load(path, o.config_path != NULL, &c, &error);
-                if (r >= 0)
-                        r = config_check_files(c, path, &error);
-                if (r < 0) {
-                        log_error("%s", error ?: "Failed to load the configuration");
-                        return 2;
-                }
-                printf("%s: ok, %zu profiles\n", path, c->n_profiles);
-                return 0;
-        }
+        if (check || dump)
+                return check_config(o.config_path, dump);
 
         o.listen = n_listen > 0 ? listen : NULL;
         if (lock_dir(o.runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR, true) < 0 ||

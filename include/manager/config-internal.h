@@ -45,6 +45,9 @@ struct ParseCtx {
         const char *str; /* the rest of the text inih reads through our reader */
 };
 
+/* The key table (config.c), in the order of the sample config. */
+const ConfigSection *config_sections(size_t *ret_n);
+
 void config_error(ParseCtx *p, const char *format, ...) _printf_(2, 3);
 int config_value_usec(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
 int config_value_bytes64(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);

@@ -25,6 +25,7 @@
  *               without losing what the baselines learned (config_perf_monitor_config()) */
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -171,6 +172,12 @@ const Profile *config_get_profile(const Config *c, const char *name) _pure_;
 
 /* Whether `v` is selected by [Volumes] (kind, name and path globs, excludes). Pure. */
 bool config_volume_selected(const Config *c, const Volume *v) _pure_;
+
+/* config-dump.c: every key of the key table with its value in c, section by section (each
+ * profile as "[Profile NAME]"), in the file's syntax: config_load() reads it back to the same
+ * values. Keys whose value cannot be written (an unset name) appear as a comment. Returns 0 or
+ * -errno of the stream. */
+int config_dump(const Config *c, FILE *f);
 
 Config *config_free(Config *c);
 DEFINE_TRIVIAL_CLEANUP_FUNC(Config *, config_free);
