@@ -63,9 +63,12 @@ static double newest(const BaselineRing *r) {
 static int entry_to_json(const Baseline *b, const char *name, const PerfMonitor *pm,
                          json_object **ret) {
         json_object *o = json_object_new_object(), *ms = json_object_new_object();
-        const Detector *d = pm ? perf_monitor_get_detector(pm, name) : NULL;
+        /* the last run and the verdict belong to the baseline that run was judged against: a
+         * light run is no "now" of the quick baseline */
+        bool own = pm && perf_monitor_get_baseline(pm, name) == b;
+        const Detector *d = own ? perf_monitor_get_detector(pm, name) : NULL;
         BaselineSample last;
-        bool have_last = pm && perf_monitor_get_last(pm, name, &last, NULL);
+        bool have_last = own && perf_monitor_get_last(pm, name, &last, NULL);
 
         if (!o || !ms) {
                 json_object_put(o);
@@ -95,7 +98,7 @@ static int entry_to_json(const Baseline *b, const char *name, const PerfMonitor 
                 o, "rebuild_slow",
                 json_object_new_boolean(pm && perf_monitor_rebuild_is_slow(pm, name)));
         json_object_object_add(o, "now_source",
-                               json_object_new_string(pm ? "last-run" : "last-learned"));
+                               json_object_new_string(have_last ? "last-run" : "last-learned"));
         for (BaselineMetric m = 0; m < _BASELINE_METRIC_MAX; m++) {
                 json_object *x = json_object_new_object();
                 BaselineStat st, rb;
@@ -109,8 +112,7 @@ static int entry_to_json(const Baseline *b, const char *name, const PerfMonitor 
                 baseline_ring_stat(&b->rebuild[m], 1, &rb);
                 double k = metric_out[m].scale;
 
-                (void) json_add_number(
-                        x, "now", k * (pm ? (have_last ? last.v[m] : NAN) : newest(&b->ring[m])));
+                (void) json_add_number(x, "now", k * (have_last ? last.v[m] : newest(&b->ring[m])));
                 (void) json_add_number(x, "baseline", k * st.median);
                 (void) json_add_number(x, "mad", k * st.mad);
                 (void) json_add_u64(x, "n", st.n);

@@ -29,13 +29,13 @@
 #include "basic/log.h"
 #include "basic/parse-util.h"
 #include "basic/time-util.h"
+#include "ctl/ctl-client.h"
 #include "ctl/ctl-util.h"
 #include "ctl/ctl.h"
 #include "manager/control-protocol.h"
 
-#define DEFAULT_SOCKET "/run/storpulse/" CONTROL_SOCKET_NAME
-#define EXIT_DAEMON    2
-#define EXIT_PROBE     3
+#define EXIT_DAEMON 2
+#define EXIT_PROBE  3
 
 typedef struct Conn {
         int fd;
@@ -43,12 +43,6 @@ typedef struct Conn {
         size_t n;
         usec_t deadline; /* CLOCK_MONOTONIC, USEC_INFINITY none */
 } Conn;
-
-static const char *socket_path(const char *opt) {
-        const char *e = getenv("STORPULSE_SOCKET");
-
-        return opt ?: (e && *e ? e : DEFAULT_SOCKET);
-}
 
 static int conn_open(Conn *c, const char *path, usec_t timeout) {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -163,8 +157,7 @@ static int simple_request(const char *path, usec_t timeout, const char *command,
         r = conn_open(&c, path, timeout);
         if (r < 0) {
                 json_object_put(req);
-                log_error_errno(r, "Failed to connect to storpulsed at %s: %m (is it running?)",
-                                path);
+                ctl_log_connect_error(r, path, NULL);
                 return EXIT_DAEMON;
         }
         r = conn_send(&c, req);
@@ -196,26 +189,42 @@ typedef struct Options {
         usec_t timeout;
 } Options;
 
+enum { ARG_JSON = 0x100, ARG_SOCKET, ARG_TIMEOUT, ARG_PROFILE, ARG_NO_WAIT, ARG_DAEMON };
+
+#define OPT_JSON                                                                                   \
+        { "json", NULL, ARG_JSON, "print JSON (the control socket's objects)" }
+#define OPT_SOCKET                                                                                 \
+        {                                                                                          \
+                "socket", "PATH", ARG_SOCKET,                                                      \
+                        "the control socket (default $STORPULSE_SOCKET,\nelse "                    \
+                        "/run/storpulse/control)"                                                  \
+        }
+#define OPT_TIMEOUT(d)                                                                             \
+        { "timeout", "SEC", ARG_TIMEOUT, "give up waiting for storpulsed after SEC\n(" d ")" }
+
+static const CtlOption status_options[] = { OPT_JSON, OPT_SOCKET, OPT_TIMEOUT("default 30s") };
+static const CtlOption volumes_options[] = {
+        { "daemon", NULL, ARG_DAEMON, "ask storpulsed (required for this mode)" },
+        OPT_JSON,
+        OPT_SOCKET,
+        OPT_TIMEOUT("default 30s"),
+};
+static const CtlOption probe_options[] = {
+        { "profile", "NAME", ARG_PROFILE, "the profile to run (required for this mode)" },
+        { "no-wait", NULL, ARG_NO_WAIT, "queue the run and return at once" },
+        { "json", NULL, ARG_JSON, "print the daemon's reply lines as they come" },
+        OPT_SOCKET,
+        OPT_TIMEOUT("default: as long as the run takes"),
+};
+
 /* 0 go on, 1 help shown, -EINVAL usage error. */
-static int parse_common(int argc, char **argv, Options *o, const char *usage) {
-        enum { ARG_JSON = 0x100, ARG_SOCKET, ARG_TIMEOUT, ARG_PROFILE, ARG_NO_WAIT, ARG_DAEMON };
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "json", no_argument, NULL, ARG_JSON },
-                { "socket", required_argument, NULL, ARG_SOCKET },
-                { "timeout", required_argument, NULL, ARG_TIMEOUT },
-                { "profile", required_argument, NULL, ARG_PROFILE },
-                { "no-wait", no_argument, NULL, ARG_NO_WAIT },
-                { "daemon", no_argument, NULL, ARG_DAEMON },
-                {},
-        };
+static int parse_common(int argc, char **argv, const CtlOption *opts, size_t n, Options *o,
+                        const char *head, const char *tail) {
         int opt;
 
-        optind = 0;
-        while ((opt = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+        while ((opt = ctl_getopt(argc, argv, opts, n, head, tail)) >= 0)
                 switch (opt) {
                 case 'h':
-                        printf("%s", usage);
                         return 1;
                 case ARG_JSON:
                         o->json = true;
@@ -280,24 +289,115 @@ static void print_problems(struct json_object *reply) {
         }
 }
 
+/* A run's sequential MiB/s and random IOPS as text of its "phases" (NULL: no run); "-" for a
+ * phase the run did not have (light has no sequential read), not 0. */
+static void phase_figures(struct json_object *phases, char seq[static 32], char iops[static 32]) {
+        struct json_object *x;
+
+        (void) snprintf(seq, 32, "-");
+        (void) snprintf(iops, 32, "-");
+        if (phases && json_object_object_get_ex(phases, "sequential", &x))
+                (void) snprintf(seq, 32, "%.1f", bytes_to_mib(jnum(x, "bytes_per_second")));
+        if (phases && json_object_object_get_ex(phases, "random", &x))
+                (void) snprintf(iops, 32, "%.0f", jnum(x, "iops"));
+}
+
+/* "next probe in 5h 59min (2026-12-06 14:00:00)", "none scheduled", or "due now". */
+static void print_next_probe(struct json_object *reply) {
+        struct json_object *v;
+        double t, now_s = (double) now(CLOCK_REALTIME) / USEC_PER_SEC;
+        char when[64], rel[64];
+
+        if (!json_object_object_get_ex(reply, "next_probe_timestamp_seconds", &v) || !v) {
+                printf("  next probe: none scheduled\n");
+                return;
+        }
+        t = json_object_get_double(v);
+        format_time_usec((uint64_t) (t * USEC_PER_SEC), when, sizeof(when));
+        if (t <= now_s)
+                printf("  next probe: due now (%s)\n", when);
+        else
+                printf("  next probe: in %s (%s)\n",
+                       format_duration(rel, sizeof(rel), t - now_s, true), when);
+}
+
+/* "  HTTP: http://127.0.0.1:9977" or "off". */
+static void print_http(struct json_object *reply) {
+        struct json_object *urls;
+        size_t n;
+
+        if (!json_object_object_get_ex(reply, "http_urls", &urls) || !urls)
+                return;
+        n = json_object_array_length(urls);
+        printf("  HTTP:%s", n == 0 ? " off" : "");
+        for (size_t i = 0; i < n; i++)
+                printf(" %s", json_object_get_string(json_object_array_get_idx(urls, i)));
+        printf("\n");
+}
+
+/* One line per volume: its last probe run (result, profile, when, figures of the phases run). */
+static void print_last_runs(struct json_object *reply) {
+        struct json_object *l;
+        double now_s = (double) now(CLOCK_REALTIME) / USEC_PER_SEC;
+
+        if (!json_object_object_get_ex(reply, "last_runs", &l) || json_object_array_length(l) == 0)
+                return;
+        printf("\nLast probe run per volume:\n");
+        for (size_t i = 0; i < json_object_array_length(l); i++) {
+                struct json_object *e = json_object_array_get_idx(l, i), *last, *ph;
+                char when[64], ago[64], seq[32], iops[32];
+                double t;
+
+                if (!json_object_object_get_ex(e, "last", &last) || !last) {
+                        printf("  %-12s never probed\n", jstr(e, "volume") ?: "?");
+                        continue;
+                }
+                t = jnum(last, "timestamp_seconds");
+                format_time_usec((uint64_t) (t * USEC_PER_SEC), when, sizeof(when));
+                (void) format_duration(ago, sizeof(ago), MAX(now_s - t, 0.0), true);
+                phase_figures(json_object_object_get_ex(last, "phases", &ph) ? ph : NULL, seq,
+                              iops);
+                printf("  %-12s %-8s %-8s %s (%s ago)  %s MiB/s, %s IOPS\n",
+                       jstr(e, "volume") ?: "?", jstr(last, "result") ?: "?",
+                       jstr(last, "profile") ?: "-", when, ago, seq, iops);
+        }
+}
+
+static void print_events(struct json_object *reply) {
+        struct json_object *ev;
+
+        if (!json_object_object_get_ex(reply, "events", &ev) || json_object_array_length(ev) == 0)
+                return;
+        printf("\nRecent events:\n");
+        for (size_t i = 0; i < json_object_array_length(ev); i++) {
+                struct json_object *e = json_object_array_get_idx(ev, i);
+                char when[64];
+
+                format_time_usec((uint64_t) (jnum(e, "timestamp_seconds") * USEC_PER_SEC), when,
+                                 sizeof(when));
+                printf("  %s %-20s %s\n", when, jstr(e, "event") ?: "?", jstr(e, "message") ?: "");
+        }
+}
+
 int ctl_status_main(int argc, char **argv) {
-        static const char usage[] =
-                "Usage: storpulsectl status [--json] [--socket PATH] [--timeout SEC]\n\n"
-                "Ask the running storpulsed for its state: volumes, problems, the next probe,\n"
-                "stalled volumes and the most recent events.\n"
-                "Exit status: 0 ok, 1 usage, 2 no daemon or no answer.\n";
+        static const char head[] =
+                "Usage: storpulsectl status [OPTIONS]\n\n"
+                "Ask the running storpulsed for its state: volumes, problems, the next probe (in\n"
+                "how long, and when), the HTTP endpoint's addresses, stalled volumes, the last\n"
+                "probe run of each volume and the most recent events.\n";
+        static const char tail[] = "Exit status: 0 ok, 1 usage, 2 no daemon or no answer.\n";
         Options o = { .timeout = 30 * USEC_PER_SEC };
-        struct json_object *reply = NULL, *ev, *st;
+        struct json_object *reply = NULL, *st;
         int r;
 
-        r = parse_common(argc, argv, &o, usage);
+        r = parse_common(argc, argv, status_options, ELEMENTSOF(status_options), &o, head, tail);
         if (r != 0)
                 return r > 0 ? 0 : 1;
-        if (optind < argc || o.profile || o.no_wait || o.daemon) {
+        if (optind < argc) {
                 log_error("Usage error; see 'storpulsectl status --help'.");
                 return 1;
         }
-        r = simple_request(socket_path(o.socket), o.timeout, "status", &reply);
+        r = simple_request(ctl_socket_path(o.socket), o.timeout, "status", &reply);
         if (r > 0)
                 return r;
         if (o.json) {
@@ -308,6 +408,8 @@ int ctl_status_main(int argc, char **argv) {
         printf("storpulsed %s: %s\n", jstr(reply, "version") ?: "?", jstr(reply, "status") ?: "");
         printf("  uptime %.0fs, %.0f probe runs done%s\n", jnum(reply, "uptime_seconds"),
                jnum(reply, "runs"), jbool(reply, "running") ? ", one running" : "");
+        print_next_probe(reply);
+        print_http(reply);
         print_problems(reply);
         if (json_object_object_get_ex(reply, "stalled", &st) && json_object_array_length(st) > 0) {
                 printf("  stalled:");
@@ -318,40 +420,32 @@ int ctl_status_main(int argc, char **argv) {
         if (jnum(reply, "helpers_left_behind") > 0)
                 printf("  probe helpers stuck in the kernel: %.0f\n",
                        jnum(reply, "helpers_left_behind"));
-        if (json_object_object_get_ex(reply, "events", &ev) && json_object_array_length(ev) > 0) {
-                printf("\nRecent events:\n");
-                for (size_t i = 0; i < json_object_array_length(ev); i++) {
-                        struct json_object *e = json_object_array_get_idx(ev, i);
-                        char when[64];
-
-                        format_time_usec((uint64_t) (jnum(e, "timestamp_seconds") * USEC_PER_SEC),
-                                         when, sizeof(when));
-                        printf("  %s %-20s %s\n", when, jstr(e, "event") ?: "?",
-                               jstr(e, "message") ?: "");
-                }
-        }
+        print_last_runs(reply);
+        print_events(reply);
         json_object_put(reply);
         return 0;
 }
 
 static int ctl_daemon_volumes_main(int argc, char **argv) {
-        static const char usage[] =
-                "Usage: storpulsectl volumes --daemon [--json] [--socket PATH] [--timeout SEC]\n\n"
+        static const char head[] =
+                "Usage: storpulsectl volumes --daemon [OPTIONS]\n\n"
                 "Ask the running storpulsed for its volumes and their probe records (last\n"
-                "result, stalls, errors, skips by reason). Without --daemon, `volumes` reads\n"
-                "sysfs itself (see 'storpulsectl volumes --help').\n";
+                "result, stalls, errors, skips by reason; - for a figure the last run did not\n"
+                "measure). Without --daemon, `volumes` reads sysfs itself (see 'storpulsectl\n"
+                "volumes --help').\n";
+        static const char tail[] = "Exit status: 0 ok, 1 usage, 2 no daemon or no answer.\n";
         Options o = { .timeout = 30 * USEC_PER_SEC };
         struct json_object *reply = NULL, *vols;
         int r;
 
-        r = parse_common(argc, argv, &o, usage);
+        r = parse_common(argc, argv, volumes_options, ELEMENTSOF(volumes_options), &o, head, tail);
         if (r != 0)
                 return r > 0 ? 0 : 1;
-        if (optind < argc || o.profile || o.no_wait) {
+        if (optind < argc) {
                 log_error("Usage error; see 'storpulsectl volumes --daemon --help'.");
                 return 1;
         }
-        r = simple_request(socket_path(o.socket), o.timeout, "volumes", &reply);
+        r = simple_request(ctl_socket_path(o.socket), o.timeout, "volumes", &reply);
         if (r > 0)
                 return r;
         if (!json_object_object_get_ex(reply, "volumes", &vols))
@@ -364,9 +458,9 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
         printf("%-12s %-10s %-9s %-8s %6s %7s %-8s %12s %10s\n", "NAME", "KIND", "STATE",
                "SELECTED", "PROBES", "STALLS", "LAST", "SEQ MiB/s", "RAND IOPS");
         for (size_t i = 0; vols && i < json_object_array_length(vols); i++) {
-                struct json_object *v = json_object_array_get_idx(vols, i), *p, *last, *ph, *x;
-                double seq = 0, iops = 0;
+                struct json_object *v = json_object_array_get_idx(vols, i), *p, *last, *ph = NULL;
                 const char *lastst = "-";
+                char seq[32], iops[32];
 
                 if (!json_object_object_get_ex(v, "probe", &p) || !p)
                         p = NULL;
@@ -374,15 +468,12 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
                         lastst = jstr(last, "result") ?: "-";
                         if (jbool(p, "stalled"))
                                 lastst = "stalled";
-                        if (json_object_object_get_ex(last, "phases", &ph)) {
-                                if (json_object_object_get_ex(ph, "sequential", &x))
-                                        seq = bytes_to_mib(jnum(x, "bytes_per_second"));
-                                if (json_object_object_get_ex(ph, "random", &x))
-                                        iops = jnum(x, "iops");
-                        }
+                        if (!json_object_object_get_ex(last, "phases", &ph))
+                                ph = NULL;
                 }
-                printf("%-12s %-10s %-9s %-8s %6.0f %7.0f %-8s %12.1f %10.0f\n",
-                       jstr(v, "name") ?: "?", jstr(v, "kind") ?: "?", jstr(v, "state") ?: "-",
+                phase_figures(ph, seq, iops);
+                printf("%-12s %-10s %-9s %-8s %6.0f %7.0f %-8s %12s %10s\n", jstr(v, "name") ?: "?",
+                       jstr(v, "kind") ?: "?", jstr(v, "state") ?: "-",
                        jbool(v, "selected") ? "yes" : "no", p ? jnum(p, "runs") : 0,
                        p ? jnum(p, "stalls") : 0, lastst, seq, iops);
         }
@@ -416,20 +507,17 @@ static struct json_object *probe_request(const Options *o, int argc, char **argv
 
 /* A "volume" line of a probe run: the verdict, or why it was skipped. */
 static void print_probe_volume(struct json_object *line) {
-        struct json_object *res, *ph, *x;
-        double seq = 0, iops = 0;
+        struct json_object *res, *ph = NULL;
+        char seq[32], iops[32];
 
-        if (json_object_object_get_ex(line, "result", &res) &&
-            json_object_object_get_ex(res, "phases", &ph)) {
-                if (json_object_object_get_ex(ph, "sequential", &x))
-                        seq = bytes_to_mib(jnum(x, "bytes_per_second"));
-                if (json_object_object_get_ex(ph, "random", &x))
-                        iops = jnum(x, "iops");
-        }
+        if (!json_object_object_get_ex(line, "result", &res) ||
+            !json_object_object_get_ex(res, "phases", &ph))
+                ph = NULL;
+        phase_figures(ph, seq, iops);
         if (jstr(line, "reason"))
                 printf("%-12s skipped (%s)\n", jstr(line, "volume") ?: "?", jstr(line, "reason"));
         else
-                printf("%-12s %-8s %10.1f MiB/s %10.0f IOPS\n", jstr(line, "volume") ?: "?",
+                printf("%-12s %-8s %10s MiB/s %10s IOPS\n", jstr(line, "volume") ?: "?",
                        jstr(line, "verdict") ?: "?", seq, iops);
         fflush(stdout);
 }
@@ -454,15 +542,14 @@ static int probe_reply(struct json_object *line, const Options *o) {
 }
 
 static int ctl_daemon_probe_main(int argc, char **argv) {
-        static const char usage[] =
-                "Usage: storpulsectl probe --profile NAME [--json] [--no-wait] [--socket PATH]\n"
-                "                          [--timeout SEC] [VOLUME...]\n\n"
+        static const char head[] =
+                "Usage: storpulsectl probe --profile NAME [OPTIONS] [VOLUME...]\n\n"
                 "Ask the running storpulsed to run probe profile NAME (quick, deep, light or one\n"
                 "from the configuration) over the named volumes (kernel names) or over its\n"
                 "configured selection, with its back-off, and wait for the result. Progress is\n"
-                "shown on a terminal; --json prints the daemon's reply lines as they come.\n"
-                "Without --profile, `probe DEVICE...` probes once by itself (see 'storpulsectl\n"
-                "probe --help').\n"
+                "shown on a terminal. Without --profile, `probe DEVICE...` probes once by itself\n"
+                "(see 'storpulsectl probe --help').\n";
+        static const char tail[] =
                 "Exit status: 0 all ok, 1 usage, 2 no daemon/refused/timeout, 3 errors or\n"
                 "stalls.\n";
         Options o = { .timeout = USEC_INFINITY };
@@ -471,10 +558,10 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
         bool tty = isatty(STDOUT_FILENO), progress_shown = false;
         int r, code = 0;
 
-        r = parse_common(argc, argv, &o, usage);
+        r = parse_common(argc, argv, probe_options, ELEMENTSOF(probe_options), &o, head, tail);
         if (r != 0)
                 return r > 0 ? 0 : 1;
-        if (!o.profile || o.daemon) {
+        if (!o.profile) {
                 log_error("Usage error; see 'storpulsectl probe --profile NAME --help'.");
                 return 1;
         }
@@ -482,11 +569,10 @@ static int ctl_daemon_probe_main(int argc, char **argv) {
         if (!req)
                 return log_oom(), EXIT_DAEMON;
 
-        r = conn_open(&c, socket_path(o.socket), o.timeout);
+        r = conn_open(&c, ctl_socket_path(o.socket), o.timeout);
         if (r < 0) {
                 json_object_put(req);
-                log_error_errno(r, "Failed to connect to storpulsed at %s: %m (is it running?)",
-                                socket_path(o.socket));
+                ctl_log_connect_error(r, ctl_socket_path(o.socket), NULL);
                 return EXIT_DAEMON;
         }
         r = conn_send(&c, req);

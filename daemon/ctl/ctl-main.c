@@ -24,6 +24,7 @@ static const struct {
         { "status", ctl_status_main, "ask the running storpulsed for its state and events" },
         { "report", ctl_report_main, "performance now vs the learned baseline, per volume" },
         { "baseline", ctl_baseline_main, "baseline reset VOLUME: forget what was learned" },
+        { "history", ctl_history_main, "the daemon's recent probe runs per volume" },
 };
 
 static int help(FILE *f) {

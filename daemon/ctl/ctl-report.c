@@ -34,114 +34,15 @@
 #include "basic/time-util.h"
 #include "core/baseline-store.h"
 #include "core/perf-report.h"
+#include "ctl/ctl-client.h"
 #include "ctl/ctl-util.h"
 #include "ctl/ctl.h"
 #include "manager/control-protocol.h"
 
 #include "config.h"
 
-#define EXIT_DAEMON  2
-#define REPLY_MAX    (4U << 20)
+#define EXIT_DAEMON  CTL_EXIT_DAEMON
 #define TIMEOUT_USEC (30 * USEC_PER_SEC)
-
-static const char *socket_path(const char *opt) {
-        const char *e = getenv("STORPULSE_SOCKET");
-
-        return opt ?: (e && *e ? e : "/run/storpulse/" CONTROL_SOCKET_NAME);
-}
-
-/* One request line, the final "reply" line back (other lines skipped). 0 and *ret, or an exit
- * code > 0 (logged). */
-static int request(const char *path, json_object *req, json_object **ret) {
-        struct sockaddr_un sa = { .sun_family = AF_UNIX };
-        _cleanup_close_ int fd = -EBADF;
-        _cleanup_free_ char *buf = NULL;
-        usec_t deadline = now(CLOCK_MONOTONIC) + TIMEOUT_USEC;
-        const char *s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
-        size_t n = 0;
-
-        if (strlen(path) >= sizeof(sa.sun_path)) {
-                log_error("Socket path too long: %s", path);
-                return EXIT_DAEMON;
-        }
-        memcpy(sa.sun_path, path, strlen(path) + 1);
-        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
-                log_error_errno(-errno,
-                                "Failed to connect to storpulsed at %s: %m (is it running? "
-                                "'report --offline' reads the state file instead)",
-                                path);
-                return EXIT_DAEMON;
-        }
-        if (send(fd, s, strlen(s), MSG_NOSIGNAL) != (ssize_t) strlen(s) ||
-            send(fd, "\n", 1, MSG_NOSIGNAL) != 1) {
-                log_error_errno(-errno, "Failed to send to storpulsed: %m");
-                return EXIT_DAEMON;
-        }
-        buf = malloc(REPLY_MAX + 1);
-        if (!buf)
-                return log_oom(), EXIT_DAEMON;
-        for (;;) {
-                char *nl = memchr(buf, '\n', n);
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                usec_t t = now(CLOCK_MONOTONIC);
-                ssize_t k;
-
-                if (nl) {
-                        json_object *o, *type;
-
-                        *nl = 0;
-                        o = json_tokener_parse(buf);
-                        memmove(buf, nl + 1, n - (size_t) (nl - buf) - 1);
-                        n -= (size_t) (nl - buf) + 1;
-                        if (!o) {
-                                log_error("Malformed reply from storpulsed");
-                                return EXIT_DAEMON;
-                        }
-                        if (json_object_object_get_ex(o, "type", &type) &&
-                            strcmp(json_object_get_string(type), "reply") == 0) {
-                                *ret = o;
-                                return 0;
-                        }
-                        json_object_put(o);
-                        continue;
-                }
-                if (n >= REPLY_MAX || t >= deadline) {
-                        log_error("No complete answer from storpulsed");
-                        return EXIT_DAEMON;
-                }
-                k = poll(&p, 1, (int) ((deadline - t) / 1000 + 1));
-                if (k < 0 && errno != EINTR)
-                        return log_error_errno(-errno, "poll: %m"), EXIT_DAEMON;
-                if (k <= 0)
-                        continue;
-                k = recv(fd, buf + n, REPLY_MAX - n, 0);
-                if (k <= 0) {
-                        if (k < 0 && errno == EINTR)
-                                continue;
-                        log_error("storpulsed closed the connection");
-                        return EXIT_DAEMON;
-                }
-                n += (size_t) k;
-        }
-}
-
-static int request_checked(const char *path, json_object *req, json_object **ret) {
-        json_object *o = NULL, *ok, *err;
-        int r = request(path, req, &o);
-
-        if (r > 0)
-                return r;
-        if (!json_object_object_get_ex(o, "ok", &ok) || !json_object_get_boolean(ok)) {
-                log_error("storpulsed refused: %s", json_object_object_get_ex(o, "error", &err)
-                                                            ? json_object_get_string(err)
-                                                            : "unknown error");
-                json_object_put(o);
-                return EXIT_DAEMON;
-        }
-        *ret = o;
-        return 0;
-}
 
 static json_object *jget(json_object *o, const char *a, const char *b) {
         json_object *x = NULL;
@@ -168,6 +69,13 @@ static void cell(FILE *f, double v, double scale, int decimals) {
                 fprintf(f, "%10s", "-");
 }
 
+/* A latency or CPU time: in the unit that shows it (3.7 us is no "0.00 ms"). */
+static void cell_time(FILE *f, double seconds) {
+        char buf[32];
+
+        fprintf(f, "%10s", ctl_format_latency(buf, sizeof(buf), isfinite(seconds) ? seconds : -1));
+}
+
 /* A `*_timestamp_seconds` as a local date; "unknown" for none. */
 static void format_date(double sec, char *buf, size_t size) {
         time_t t = (time_t) sec;
@@ -181,16 +89,15 @@ static void row(FILE *f, json_object *v, const char *label, const char *what, co
         fprintf(f, "  %-16s", label);
         cell(f, bytes_to_mib(jnum(v, "seq_bytes_per_second", what)), 1, 1);
         cell(f, jnum(v, "rand_iops", what), 1, 0);
-        cell(f, jnum(v, "latency_p50_seconds", what), 1e-3, 2);
-        cell(f, jnum(v, "latency_p99_seconds", what), 1e-3, 2);
-        cell(f, jnum(v, "latency_max_seconds", what), 1e-3, 2);
-        cell(f, jnum(v, "cpu_seconds_per_run", what), 1e-3, 1);
+        cell_time(f, jnum(v, "latency_p50_seconds", what));
+        cell_time(f, jnum(v, "latency_p99_seconds", what));
+        cell_time(f, jnum(v, "latency_max_seconds", what));
+        cell_time(f, jnum(v, "cpu_seconds_per_run", what));
         fprintf(f, "  %s\n", note ?: "");
 }
 
 static void print_table(FILE *f, json_object *doc) {
-        json_object *vols = jget(doc, "volumes", NULL), *src = jget(doc, "source", NULL);
-        bool from_file = src && strcmp(json_object_get_string(src), "state-file") == 0;
+        json_object *vols = jget(doc, "volumes", NULL);
         size_t n = vols ? json_object_array_length(vols) : 0;
 
         if (n == 0) {
@@ -209,14 +116,19 @@ static void print_table(FILE *f, json_object *doc) {
                 fprintf(f, "%s%s%s%s%s\n", i > 0 ? "\n" : "",
                         json_object_get_string(jget(v, "volume", NULL)), x ? " (profile " : "",
                         x ? json_object_get_string(x) : "", x ? ")" : "");
-                fprintf(f, "  %-16s%10s%10s%10s%10s%10s%10s\n", "", "SEQ MiB/s", "RAND IOPS",
-                        "P50 ms", "P99 ms", "MAX ms", "CPU ms");
+                fprintf(f, "  %-16s%10s%10s%10s%10s%10s%10s\n", "", "SEQ MiB/s", "RAND IOPS", "P50",
+                        "P99", "MAX", "CPU/RUN");
                 if (verdict)
                         snprintf(note, sizeof(note), "verdict: %s%s%s%s", verdict,
                                  culprit ? " (member " : "", culprit ?: "",
                                  culprit ? " slow)" : "");
                 else
-                        snprintf(note, sizeof(note), "%s", from_file ? "(last learned run)" : "");
+                        snprintf(note, sizeof(note), "%s",
+                                 (x = jget(v, "now_source", NULL)) &&
+                                                 strcmp(json_object_get_string(x),
+                                                        "last-learned") == 0
+                                         ? "(last learned run)"
+                                         : "");
                 row(f, v, "now", "now", note);
                 format_date((x = jget(v, "since_timestamp_seconds", NULL))
                                     ? json_object_get_double(x)
@@ -237,19 +149,13 @@ static void print_table(FILE *f, json_object *doc) {
         }
 }
 
-static int help_report(void) {
-        printf("Usage: storpulsectl report [--json] [--offline [--state-dir DIR]] [--socket PATH] "
-               "[VOLUME...]\n\n"
-               "Learned baselines per volume: sequential MiB/s, random IOPS, latency p50/p99/max "
-               "and\n"
-               "probe CPU, now vs baseline, and during the last rebuild.\n\n"
-               "  --json           the JSON document instead of the table\n"
-               "  --offline        read the state file instead of asking storpulsed\n"
-               "  --state-dir DIR  where the state file is (default %s)\n"
-               "  --socket PATH    storpulsed's control socket\n",
-               PKGSTATEDIR);
-        return 0;
-}
+static const CtlOption report_options[] = {
+        { "json", NULL, 0x100, "the JSON document instead of the table" },
+        { "offline", NULL, 0x101, "read the state file instead of asking storpulsed" },
+        { "state-dir", "DIR", 0x102,
+          "where the state file is (implies --offline;\ndefault " PKGSTATEDIR ")" },
+        { "socket", "PATH", 0x103, "storpulsed's control socket" },
+};
 
 /* --offline: the report from the daemon's state file, read-only. 0, or the exit code. */
 static int report_offline(const char *state_dir, int argc, char **argv, json_object **ret) {
@@ -285,35 +191,14 @@ static int report_offline(const char *state_dir, int argc, char **argv, json_obj
         return 0;
 }
 
-/* The report from the running daemon. 0, or the exit code. */
-/* {"command": COMMAND, "volumes": [NAMES...]} ("volumes" only with names) to storpulsed: 0 with
- * its reply, or the exit code (the daemon's refusal is logged). */
-static int request_volumes(const char *sock, const char *command, char *const *names, int n,
-                           json_object **ret_reply) {
-        json_object *req = json_object_new_object(), *a = n > 0 ? json_object_new_array() : NULL;
-        int r;
-
-        if (!req || (n > 0 && !a)) {
-                json_object_put(req);
-                json_object_put(a);
-                return log_oom(), EXIT_DAEMON;
-        }
-        json_object_object_add(req, "command", json_object_new_string(command));
-        for (int i = 0; i < n; i++)
-                json_object_array_add(a, json_object_new_string(names[i]));
-        if (a)
-                json_object_object_add(req, "volumes", a);
-        r = request_checked(socket_path(sock), req, ret_reply);
-        json_object_put(req);
-        return r;
-}
-
-/* The report from the running daemon. 0, or the exit code. */
+/* The report from the running daemon (which refuses a name that is no volume). 0, or the exit
+ * code. */
 static int report_from_daemon(const char *sock, int argc, char **argv, json_object **ret) {
         json_object *reply = NULL;
         int r;
 
-        r = request_volumes(sock, "report", argv + optind, argc - optind, &reply);
+        r = ctl_request(sock, "report", argv + optind, argc - optind, TIMEOUT_USEC,
+                        "'report --offline' reads the state file instead", &reply);
         if (r > 0)
                 return r;
         *ret = json_object_get(jget(reply, "report", NULL));
@@ -325,37 +210,71 @@ static int report_from_daemon(const char *sock, int argc, char **argv, json_obje
         return 0;
 }
 
+/* Whether the document has an entry for `name`. */
+static bool has_volume(json_object *doc, const char *name) {
+        json_object *vols = jget(doc, "volumes", NULL);
+
+        if (strncmp(name, "/dev/", 5) == 0)
+                name += 5;
+        for (size_t i = 0; vols && i < json_object_array_length(vols); i++) {
+                json_object *n = jget(json_object_array_get_idx(vols, i), "volume", NULL);
+
+                if (n && strcmp(json_object_get_string(n), name) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Named volumes without an entry: from the state file, an error (it knows no such volume);
+ * from the daemon (which knows the volume) a note that nothing is learned yet. The exit code. */
+static int check_named(json_object *doc, bool offline, bool json, const char *state_dir, int argc,
+                       char **argv) {
+        int code = 0;
+
+        for (int i = optind; i < argc; i++) {
+                if (has_volume(doc, argv[i]))
+                        continue;
+                if (offline) {
+                        log_error("%s: no baseline in %s/%s.", argv[i], state_dir,
+                                  BASELINE_STORE_FILE);
+                        code = EXIT_DAEMON;
+                } else if (!json)
+                        printf("%s: no baseline learned yet.\n", argv[i]);
+        }
+        return code;
+}
+
 int ctl_report_main(int argc, char **argv) {
-        enum { ARG_JSON = 0x100, ARG_OFFLINE, ARG_STATE_DIR, ARG_SOCKET };
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "json", no_argument, NULL, ARG_JSON },
-                { "offline", no_argument, NULL, ARG_OFFLINE },
-                { "state-dir", required_argument, NULL, ARG_STATE_DIR },
-                { "socket", required_argument, NULL, ARG_SOCKET },
-                {},
-        };
+        static const char head[] =
+                "Usage: storpulsectl report [OPTIONS] [VOLUME...]\n\n"
+                "Learned baselines per volume and probe profile: sequential MiB/s, random IOPS,\n"
+                "latency p50/p99/max and probe CPU per run, now vs baseline, and during the last\n"
+                "rebuild. \"now\" is the last probe run where it ran with that profile, else the\n"
+                "newest learned run. Latencies in us, ms or s, whichever shows them; - unknown.\n";
+        static const char tail[] = "Exit status: 0 ok, 1 usage, 2 no daemon, refused (a VOLUME "
+                                   "that is no volume), or\nan unreadable state file (--offline: "
+                                   "a VOLUME it has no baseline of).\n";
         const char *state_dir = PKGSTATEDIR, *sock = NULL;
         bool json = false, offline = false;
         json_object *doc = NULL;
         int c, r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+        while ((c = ctl_getopt(argc, argv, report_options, ELEMENTSOF(report_options), head,
+                               tail)) >= 0)
                 switch (c) {
                 case 'h':
-                        return help_report();
-                case ARG_JSON:
+                        return 0;
+                case 0x100:
                         json = true;
                         break;
-                case ARG_OFFLINE:
+                case 0x101:
                         offline = true;
                         break;
-                case ARG_STATE_DIR:
+                case 0x102:
                         state_dir = optarg;
                         offline = true;
                         break;
-                case ARG_SOCKET:
+                case 0x103:
                         sock = optarg;
                         break;
                 default:
@@ -366,34 +285,34 @@ int ctl_report_main(int argc, char **argv) {
                     : report_from_daemon(sock, argc, argv, &doc);
         if (r != 0)
                 return r;
+        r = check_named(doc, offline, json, state_dir, argc, argv);
         if (json)
                 (void) ctl_json_print(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
-        else
+        else if (optind == argc || json_object_array_length(jget(doc, "volumes", NULL)) > 0)
                 print_table(stdout, doc);
         json_object_put(doc);
-        return 0;
+        return r;
 }
 
+static const CtlOption baseline_options[] = {
+        { "socket", "PATH", 0x100, "storpulsed's control socket" },
+};
+
 int ctl_baseline_main(int argc, char **argv) {
-        enum { ARG_SOCKET = 0x100 };
-        static const struct option options[] = {
-                { "help", no_argument, NULL, 'h' },
-                { "socket", required_argument, NULL, ARG_SOCKET },
-                {},
-        };
+        static const char head[] =
+                "Usage: storpulsectl baseline reset VOLUME [--socket PATH]\n\n"
+                "Forget what storpulsed learned as normal for VOLUME (every profile); it learns\n"
+                "again from the next healthy runs.\n";
         json_object *reply = NULL;
         const char *sock = NULL;
         int c, r;
 
-        optind = 0;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+        while ((c = ctl_getopt(argc, argv, baseline_options, ELEMENTSOF(baseline_options), head,
+                               NULL)) >= 0)
                 switch (c) {
                 case 'h':
-                        printf("Usage: storpulsectl baseline reset VOLUME [--socket PATH]\n\n"
-                               "Forget what storpulsed learned as normal for VOLUME; it learns "
-                               "again from the next healthy runs.\n");
                         return 0;
-                case ARG_SOCKET:
+                case 0x100:
                         sock = optarg;
                         break;
                 default:
@@ -403,7 +322,7 @@ int ctl_baseline_main(int argc, char **argv) {
                 fprintf(stderr, "Usage: storpulsectl baseline reset VOLUME\n");
                 return 1;
         }
-        r = request_volumes(sock, "baseline-reset", argv + optind + 1, 1, &reply);
+        r = ctl_request(sock, "baseline-reset", argv + optind + 1, 1, TIMEOUT_USEC, NULL, &reply);
         if (r > 0)
                 return r;
         json_object_put(reply);

@@ -3,6 +3,7 @@
  * one style of diagnostics (see ctl-util.h). */
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,4 +173,78 @@ int ctl_json_print(json_object *o, int flags) {
         if (puts(json_object_to_json_string_ext(o, flags)) < 0)
                 (void) ctl_flush_stdout(); /* remembers the error */
         return ctl_flush_stdout();
+}
+
+void ctl_options_help(FILE *f, const CtlOption *opts, size_t n) {
+        fprintf(f, "Options:\n");
+        for (size_t i = 0; i < n; i++) {
+                char left[64];
+
+                (void) snprintf(left, sizeof(left), "--%s%s%s", opts[i].name,
+                                opts[i].arg ? " " : "", opts[i].arg ?: "");
+                fprintf(f, "  %-22s ", left);
+                /* a help text of several lines: each further line under the first */
+                for (const char *h = opts[i].help; *h; h++)
+                        if (*h == '\n')
+                                fprintf(f, "\n%25s", "");
+                        else
+                                fputc(*h, f);
+                fputc('\n', f);
+        }
+        fprintf(f, "  %-22s %s\n", "-v --verbose", "debug lines on stderr");
+        fprintf(f, "  %-22s %s\n", "-h --help", "show this help");
+}
+
+int ctl_getopt(int argc, char **argv, const CtlOption *opts, size_t n, const char *usage_head,
+               const char *usage_tail) {
+        static struct option longopts[34];
+        static const CtlOption *current;
+        int c;
+
+        if (current != opts) {
+                size_t k = 0;
+
+                for (size_t i = 0; i < n && k < ELEMENTSOF(longopts) - 3; i++)
+                        longopts[k++] =
+                                (struct option){ opts[i].name,
+                                                 opts[i].arg ? required_argument : no_argument,
+                                                 NULL, opts[i].id };
+                longopts[k++] = (struct option){ "help", no_argument, NULL, 'h' };
+                longopts[k++] = (struct option){ "verbose", no_argument, NULL, 'v' };
+                longopts[k] = (struct option){};
+                current = opts;
+                optind = 0;
+        }
+        for (;;) {
+                c = getopt_long(argc, argv, "hv", longopts, NULL);
+                if (c == 'v') {
+                        ctl_set_verbose(true);
+                        continue;
+                }
+                break;
+        }
+        if (c == 'h') {
+                if (usage_head)
+                        printf("%s\n", usage_head);
+                ctl_options_help(stdout, opts, n);
+                if (usage_tail)
+                        printf("\n%s", usage_tail);
+        }
+        if (c < 0 || c == 'h' || c == '?')
+                current = NULL; /* the parse ends: the next one starts afresh */
+        return c;
+}
+
+char *ctl_format_latency(char *buf, size_t size, double seconds) {
+        if (!(seconds >= 0))
+                (void) snprintf(buf, size, "-");
+        else if (seconds < 1e-4)
+                (void) snprintf(buf, size, "%.1fus", seconds * 1e6);
+        else if (seconds < 1e-3)
+                (void) snprintf(buf, size, "%.0fus", seconds * 1e6);
+        else if (seconds < 1)
+                (void) snprintf(buf, size, "%.2fms", seconds * 1e3);
+        else
+                (void) snprintf(buf, size, "%.2fs", seconds);
+        return buf;
 }

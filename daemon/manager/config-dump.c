@@ -36,7 +36,8 @@ static void write_usec(FILE *f, usec_t u, bool zero_off) {
         }
         for (size_t i = 0; i < ELEMENTSOF(units); i++)
                 if (u % units[i].unit == 0) {
-                        fprintf(f, "%" PRIu64 "%s", (uint64_t) (u / units[i].unit), units[i].suffix);
+                        fprintf(f, "%" PRIu64 "%s", (uint64_t) (u / units[i].unit),
+                                units[i].suffix);
                         return;
                 }
         fprintf(f, "%" PRIu64 "us", (uint64_t) u);

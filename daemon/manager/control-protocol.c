@@ -17,6 +17,7 @@ static const char *const command_table[_CONTROL_COMMAND_MAX] = {
         [CONTROL_RELOAD] = "reload",
         [CONTROL_BASELINE_RESET] = "baseline-reset",
         [CONTROL_REPORT] = "report",
+        [CONTROL_HISTORY] = "history",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(control_command, ControlCommand, command_table);
@@ -30,6 +31,7 @@ bool control_command_is_admin(ControlCommand c) {
         case CONTROL_STATUS:
         case CONTROL_VOLUMES:
         case CONTROL_REPORT:
+        case CONTROL_HISTORY:
                 return false;
         case _CONTROL_COMMAND_MAX:
         case _CONTROL_COMMAND_INVALID:
@@ -169,8 +171,8 @@ static const char *parse_command(struct json_object *cmd, ControlRequest *req) {
         if (req->command != CONTROL_PROBE && req->profile)
                 return "\"profile\" and \"volumes\" only go with probe";
         if (req->command != CONTROL_PROBE && req->command != CONTROL_BASELINE_RESET &&
-            req->command != CONTROL_REPORT && req->volumes)
-                return "\"volumes\" only goes with probe, baseline-reset and report";
+            req->command != CONTROL_REPORT && req->command != CONTROL_HISTORY && req->volumes)
+                return "\"volumes\" only goes with probe, baseline-reset, report and history";
         return NULL;
 }
 

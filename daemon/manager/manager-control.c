@@ -5,8 +5,9 @@
  * that must arrive within REQUEST_TIMEOUT, at most OUTPUT_MAX bytes queued for a client that does
  * not read (then it is dropped). Access is decided by SO_PEERCRED / SO_PEERGROUPS at connect, in
  * two levels: root, our own uid and members of [Daemon] AdminGroup= may do everything; members of
- * ControlGroup= only read (status, volumes, report; control_command_is_admin()). Every change
- * (probe, reload, baseline-reset) is logged with the peer's uid and pid, and so is a refusal. */
+ * ControlGroup= only read (status, volumes, report, history; control_command_is_admin()). Every
+ * change (probe, reload, baseline-reset) is logged with the peer's uid and pid, and so is a
+ * refusal. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +41,7 @@ typedef struct Client Client;
 
 typedef enum ControlAccess {
         CONTROL_ACCESS_NONE,
-        CONTROL_ACCESS_READ,  /* ControlGroup=: status, volumes, report */
+        CONTROL_ACCESS_READ,  /* ControlGroup=: status, volumes, report, history */
         CONTROL_ACCESS_ADMIN, /* root, our uid, AdminGroup=: every command */
 } ControlAccess;
 
@@ -214,6 +215,31 @@ static struct json_object *event_to_json(const ManagerEvent *e) {
         return api_event_json(&re, &o) < 0 ? NULL : o;
 }
 
+/* status' "last_runs": [{"volume", "last": RUN or null}] of the listed volumes with a probe
+ * record, in the records' order. */
+static struct json_object *last_runs_json(const Manager *m) {
+        struct json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && i < m->n_volumes; i++) {
+                const ManagerVolume *r = m->volumes[i];
+                struct json_object *e;
+
+                if (!r->volume || !volume_is_listed(r->volume))
+                        continue;
+                e = json_object_new_object();
+                if (!e || json_object_array_add(a, e) < 0) {
+                        json_object_put(e);
+                        json_object_put(a);
+                        return NULL;
+                }
+                json_object_object_add(e, "volume", json_object_new_string(r->name));
+                json_object_object_add(
+                        e, "last",
+                        r->n_history > 0 ? sample_to_json(manager_volume_get_sample(r, 0)) : NULL);
+        }
+        return a;
+}
+
 static void do_status(Client *cl) {
         Manager *m = cl->c->m;
         struct json_object *o = reply_new(true, NULL), *ev = json_object_new_array(),
@@ -250,6 +276,8 @@ static void do_status(Client *cl) {
                 json_number_new_rounded(
                         (double) (now(CLOCK_MONOTONIC) - m->start_usec) / USEC_PER_SEC, 1));
         json_object_object_add(o, "config", json_object_new_string(m->config_path));
+        json_object_object_add(o, "http_urls", manager_http_urls_json(m));
+        json_object_object_add(o, "last_runs", last_runs_json(m));
         for (size_t i = 0; i < m->n_volumes; i++)
                 if (m->volumes[i]->stalled)
                         json_object_array_add(stalled, json_object_new_string(m->volumes[i]->name));
@@ -416,6 +444,24 @@ static void do_probe(Client *cl, const ControlRequest *req) {
         client_update_events(cl);
 }
 
+static void do_history(Client *cl, const ControlRequest *req) {
+        struct json_object *doc = NULL, *o;
+        char error[160] = "";
+        int r;
+
+        r = manager_history_json(cl->c->m, req->volumes, &doc, error, sizeof(error));
+        if (r < 0) {
+                (void) client_send(cl, reply_new(false, error[0] ? error : strerror(-r)));
+                return;
+        }
+        o = reply_new(true, NULL);
+        if (o)
+                json_object_object_add(o, "history", doc);
+        else
+                json_object_put(doc);
+        (void) client_send(cl, o);
+}
+
 /* baseline-reset, report: answered by manager-perf.c. */
 static void do_perf(Client *cl, const ControlRequest *req) {
         struct json_object *extra = NULL, *o;
@@ -481,6 +527,9 @@ static void client_handle_line(Client *cl, const char *line, size_t len) {
         case CONTROL_BASELINE_RESET:
         case CONTROL_REPORT:
                 do_perf(cl, &req);
+                break;
+        case CONTROL_HISTORY:
+                do_history(cl, &req);
                 break;
         case _CONTROL_COMMAND_MAX:
         case _CONTROL_COMMAND_INVALID:

@@ -22,6 +22,7 @@
 #include "basic/sysfs.h"
 #include "config.h"
 #include "manager/manager-internal.h"
+#include "report/api.h"
 #include "report/perf-metrics.h"
 #include "report/report.h"
 #include "report/snapshot.h"
@@ -120,34 +121,47 @@ void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportP
         }
 }
 
-static int build_snapshot(Manager *m, Snapshot **ret) {
-        _cleanup_free_ ReportProbe *probes = NULL;
-        _cleanup_free_ ReportSample *samples = NULL;
-        _cleanup_free_ ReportEvent *events = NULL;
-        _cleanup_free_ ReportBaseline *baselines = NULL;
+/* The buffers a ReportInput points into, freed together. */
+typedef struct InputBuffers {
+        ReportProbe *probes;
+        ReportSample *samples;
+        ReportEvent *events;
+        ReportBaseline *baselines;
+        ReportExtension ext;
+} InputBuffers;
+
+static void input_buffers_done(InputBuffers *b) {
+        free(b->probes);
+        free(b->samples);
+        free(b->events);
+        free(b->baselines);
+}
+
+/* The Manager's records as the report layer reads them (the snapshot, the control socket's
+ * history). ret points into b and m. 0 or -ENOMEM. */
+static int report_input_build(Manager *m, InputBuffers *b, ReportInput *ret) {
         const PerfMonitor *pm = manager_perf_monitor(m);
-        ReportExtension ext = perf_report_extension(pm);
         usec_t now_rt = now(CLOCK_REALTIME), now_mono = now(CLOCK_MONOTONIC);
-        ReportInput in;
 
-        probes = calloc(m->n_volumes + 1, sizeof(*probes));
-        samples = calloc(m->n_volumes * MANAGER_HISTORY_MAX + 1, sizeof(*samples));
-        events = calloc(m->n_events + 1, sizeof(*events));
-        baselines = calloc(m->n_volumes + 1, sizeof(*baselines));
-        if (!probes || !samples || !events || !baselines)
+        *b = (InputBuffers){ .ext = perf_report_extension(pm) };
+        b->probes = calloc(m->n_volumes + 1, sizeof(*b->probes));
+        b->samples = calloc(m->n_volumes * MANAGER_HISTORY_MAX + 1, sizeof(*b->samples));
+        b->events = calloc(m->n_events + 1, sizeof(*b->events));
+        b->baselines = calloc(m->n_volumes + 1, sizeof(*b->baselines));
+        if (!b->probes || !b->samples || !b->events || !b->baselines) {
+                input_buffers_done(b);
                 return -ENOMEM;
-
-        for (size_t i = 0; i < m->n_volumes; i++)
-                manager_report_probe(pm, m->volumes[i], &probes[i],
-                                     &samples[i * MANAGER_HISTORY_MAX], &baselines[i]);
-        for (size_t i = 0; i < m->n_events; i++) {
-                manager_report_event(manager_get_event(m, i), &events[i]);
         }
-        in = (ReportInput){
+        for (size_t i = 0; i < m->n_volumes; i++)
+                manager_report_probe(pm, m->volumes[i], &b->probes[i],
+                                     &b->samples[i * MANAGER_HISTORY_MAX], &b->baselines[i]);
+        for (size_t i = 0; i < m->n_events; i++)
+                manager_report_event(manager_get_event(m, i), &b->events[i]);
+        *ret = (ReportInput){
                 .inventory = m->inventory,
-                .probes = probes,
+                .probes = b->probes,
                 .n_probes = m->n_volumes,
-                .events = events,
+                .events = b->events,
                 .n_events = m->n_events,
                 .version = PACKAGE_VERSION,
                 .now_realtime_usec = now_rt,
@@ -159,10 +173,64 @@ static int build_snapshot(Manager *m, Snapshot **ret) {
                 .state_save_errors = m->n_save_errors,
                 .state_unsaved = manager_state_unsaved(m) != NULL,
                 /* the learned baselines' series and JSON (report/perf-metrics.h) */
-                .extensions = pm ? &ext : NULL,
+                .extensions = pm ? &b->ext : NULL,
                 .n_extensions = pm ? 1 : 0,
         };
-        return snapshot_build(&in, ++m->http_generation, ret);
+        return 0;
+}
+
+static int build_snapshot(Manager *m, Snapshot **ret) {
+        InputBuffers b;
+        ReportInput in;
+        int r;
+
+        r = report_input_build(m, &b, &in);
+        if (r < 0)
+                return r;
+        r = snapshot_build(&in, ++m->http_generation, ret);
+        input_buffers_done(&b);
+        return r;
+}
+
+int manager_history_json(Manager *m, char *const *only, json_object **ret, char *error,
+                         size_t error_size) {
+        json_object *doc = NULL, *vols;
+        InputBuffers b;
+        ReportInput in;
+        int r;
+
+        for (size_t i = 0; only && only[i]; i++) {
+                const Volume *v = inventory_get(m->inventory, only[i]);
+
+                if (!v || !volume_is_listed(v)) {
+                        (void) snprintf(error, error_size, "no volume '%s'", only[i]);
+                        return -ENOENT;
+                }
+        }
+        r = report_input_build(m, &b, &in);
+        if (r < 0)
+                return r;
+        r = api_history_json(&in, &doc);
+        input_buffers_done(&b);
+        if (r < 0)
+                return r;
+        if (only && json_object_object_get_ex(doc, "volumes", &vols)) {
+                json_object *keep = json_object_new_object();
+
+                if (!keep) {
+                        json_object_put(doc);
+                        return -ENOMEM;
+                }
+                for (size_t i = 0; only[i]; i++) {
+                        json_object *v;
+
+                        if (json_object_object_get_ex(vols, only[i], &v))
+                                json_object_object_add(keep, only[i], json_object_get(v));
+                }
+                json_object_object_add(doc, "volumes", keep);
+        }
+        *ret = doc;
+        return 0;
 }
 
 static void render(Manager *m) {
@@ -355,4 +423,22 @@ void manager_http_free(Manager *m) {
         wait_free(m);
         m->http = http_server_free(m->http);
         m->http_listen = strv_free(m->http_listen);
+}
+
+json_object *manager_http_urls_json(const Manager *m) {
+        json_object *a = json_object_new_array();
+
+        for (size_t i = 0; a && m->http && i < http_server_n_listen(m->http); i++) {
+                char addr[128], url[160];
+
+                if (http_server_listen_address(m->http, i, addr, sizeof(addr)) < 0)
+                        continue;
+                (void) snprintf(url, sizeof(url), "%s%s",
+                                m->config->http_tls_certificate ? "https://" : "http://", addr);
+                if (json_object_array_add(a, json_object_new_string(url)) < 0) {
+                        json_object_put(a);
+                        return NULL;
+                }
+        }
+        return a;
 }

@@ -419,12 +419,22 @@ int manager_perf_control(Manager *m, const ControlRequest *req, json_object **re
                 *ret = json_object_new_string(req->volumes[0]);
                 return 0;
         case CONTROL_REPORT:
+                /* a name that is no volume is an error, not an empty report */
+                for (size_t i = 0; req->volumes && req->volumes[i]; i++) {
+                        const Volume *v = inventory_get(m->inventory, req->volumes[i]);
+
+                        if (!v || !volume_is_listed(v)) {
+                                snprintf(error, error_size, "no volume '%s'", req->volumes[i]);
+                                return -ENOENT;
+                        }
+                }
                 return perf_report_build(perf_monitor_baselines(p->pm), p->pm, m->inventory,
                                          req->volumes, ret);
         case CONTROL_STATUS:
         case CONTROL_VOLUMES:
         case CONTROL_PROBE:
         case CONTROL_RELOAD:
+        case CONTROL_HISTORY:
         case _CONTROL_COMMAND_MAX:
         case _CONTROL_COMMAND_INVALID:
                 break;

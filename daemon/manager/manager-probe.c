@@ -213,6 +213,54 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, const ManagerP
                 rec->n_errors++;
 }
 
+/* The journal event of a probe that ended ok: its figures (of the phases that ran), the share
+ * of foreign I/O and of CPU wait during it. f/fields hold k journal fields already. */
+static void log_finished(Manager *m, const Volume *v, const RunTarget *t,
+                         const ManagerProbeSample *s, char f[][96], char **fields, size_t k) {
+        const ProbePhaseResult *seq = &t->acc.phases[PROBE_PHASE_SEQUENTIAL],
+                               *rnd = &t->acc.phases[PROBE_PHASE_RANDOM];
+        char fg[64] = "", cw[64] = "", fo[80] = "";
+        double w = manager_probe_sample_cpu_wait_share(s);
+
+        if (isfinite(s->foreground_share)) {
+                (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_FOREGROUND_SHARE=%.3f",
+                                s->foreground_share);
+                fields[k] = f[k];
+                k++;
+                if (s->foreground_share >= 0.005)
+                        (void) snprintf(fg, sizeof(fg),
+                                        ", %.0f%% of the I/O during it someone else's",
+                                        s->foreground_share * 100);
+        }
+        if (isfinite(w)) {
+                (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_CPU_WAIT_SHARE=%.3f", w);
+                fields[k] = f[k];
+                k++;
+                if (w >= 0.05)
+                        (void) snprintf(cw, sizeof(cw), ", %.0f%% of it waiting for a CPU",
+                                        w * 100);
+        }
+        if (s->forced) {
+                (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_FORCED=1");
+                fields[k] = f[k];
+                (void) snprintf(fo, sizeof(fo),
+                                "; run despite foreground I/O (deferred past MaxDeferral=)");
+        }
+        char rate[FORMAT_BYTES_MAX + 2], figures[FORMAT_BYTES_MAX + 64] = "";
+
+        if (seq->ran)
+                (void) snprintf(figures, sizeof(figures), "%s sequential",
+                                format_bytes_per_second(rate, sizeof(rate),
+                                                        probe_phase_bytes_per_second(seq)));
+        if (rnd->ran)
+                (void) snprintf(figures + strlen(figures), sizeof(figures) - strlen(figures),
+                                "%s%.0f IOPS random", figures[0] ? ", " : "",
+                                probe_phase_iops(rnd));
+        manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
+                      "%s: probe (%s) ok: %s%s%s%s", t->name, t->profile.name,
+                      figures[0] ? figures : "no phase ran", fg, cw, fo);
+}
+
 /* The journal event of a finished probe: finished, error, or stalled. */
 static void log_result(Manager *m, const Volume *v, const RunTarget *t, const ManagerProbeSample *s,
                        ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
@@ -220,19 +268,29 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, const Ma
         const ProbePhaseResult *seq = &t->acc.phases[PROBE_PHASE_SEQUENTIAL],
                                *rnd = &t->acc.phases[PROBE_PHASE_RANDOM];
 
+        size_t k = 1;
+
+        /* a phase the profile does not run has no figure (light: no sequential read) */
         (void) snprintf(f[0], sizeof(f[0]), "STORPULSE_PROFILE=%s", t->profile.name);
-        (void) snprintf(f[1], sizeof(f[1]), "STORPULSE_SEQ_BYTES_PER_SEC=%.0f",
-                        probe_phase_bytes_per_second(seq));
-        (void) snprintf(f[2], sizeof(f[2]), "STORPULSE_RAND_IOPS=%.1f", probe_phase_iops(rnd));
         fields[0] = f[0];
-        fields[1] = f[1];
-        fields[2] = f[2];
+        if (seq->ran) {
+                (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_SEQ_BYTES_PER_SEC=%.0f",
+                                probe_phase_bytes_per_second(seq));
+                fields[k] = f[k];
+                k++;
+        }
+        if (rnd->ran) {
+                (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_RAND_IOPS=%.1f",
+                                probe_phase_iops(rnd));
+                fields[k] = f[k];
+                k++;
+        }
         if (verdict == MANAGER_PROBE_STALLED) {
                 const ProbeProgress *pp = last ? &last->last_progress : NULL;
 
-                (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_TIMEOUT_SEC=%.1f",
+                (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_TIMEOUT_SEC=%.1f",
                                 (double) t->profile.params.timeout_usec / USEC_PER_SEC);
-                fields[3] = f[3];
+                fields[k] = f[k];
                 manager_event(m, MANAGER_EVENT_PROBE_STALLED, v, NULL, fields,
                               "%s: probe stalled (no answer within %.1fs, %s phase at "
                               "%.0f%%); volume marked stalled",
@@ -240,9 +298,9 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, const Ma
                               pp ? probe_phase_to_string(pp->phase) : "?",
                               pp ? pp->fraction * 100 : 0.0);
         } else if (verdict == MANAGER_PROBE_ERROR && t->acc.n_error_offsets > 0) {
-                (void) snprintf(f[3], sizeof(f[3]), "STORPULSE_OFFSET_BYTES=%llu",
+                (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_OFFSET_BYTES=%llu",
                                 (unsigned long long) t->acc.error_offsets[0]);
-                fields[3] = f[3];
+                fields[k] = f[k];
                 manager_event(m, MANAGER_EVENT_PROBE_ERROR, v, NULL, fields,
                               "%s: probe read errors: %llu (first at offset %llu: %s)", t->name,
                               (unsigned long long) t->acc.errors,
@@ -254,45 +312,8 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, const Ma
                               t->name,
                               last && last->error ? strerror(-last->error)
                                                   : probe_runner_status_to_string(t->status));
-        else {
-                char fg[64] = "", cw[64] = "", fo[80] = "";
-                double w = manager_probe_sample_cpu_wait_share(s);
-                size_t k = 3;
-
-                if (isfinite(s->foreground_share)) {
-                        (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_FOREGROUND_SHARE=%.3f",
-                                        s->foreground_share);
-                        fields[k] = f[k];
-                        k++;
-                        if (s->foreground_share >= 0.005)
-                                (void) snprintf(fg, sizeof(fg),
-                                                ", %.0f%% of the I/O during it someone else's",
-                                                s->foreground_share * 100);
-                }
-                if (isfinite(w)) {
-                        (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_CPU_WAIT_SHARE=%.3f", w);
-                        fields[k] = f[k];
-                        k++;
-                        if (w >= 0.05)
-                                (void) snprintf(cw, sizeof(cw), ", %.0f%% of it waiting for a CPU",
-                                                w * 100);
-                }
-                if (s->forced) {
-                        (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_FORCED=1");
-                        fields[k] = f[k];
-                        (void) snprintf(
-                                fo, sizeof(fo),
-                                "; run despite foreground I/O (deferred past MaxDeferral=)");
-                }
-                char rate[FORMAT_BYTES_MAX + 2];
-
-                manager_event(m, MANAGER_EVENT_PROBE_FINISHED, v, NULL, fields,
-                              "%s: probe (%s) ok: %s sequential, %.0f IOPS random%s%s%s", t->name,
-                              t->profile.name,
-                              format_bytes_per_second(rate, sizeof(rate),
-                                                      probe_phase_bytes_per_second(seq)),
-                              probe_phase_iops(rnd), fg, cw, fo);
-        }
+        else
+                log_finished(m, v, t, s, f, fields, k);
 }
 
 void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,

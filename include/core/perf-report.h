@@ -13,10 +13,12 @@
  *                    "metrics": { "seq_bytes_per_second": { "now": x, "baseline": median,
  *                                   "mad": m, "n": 32, "reference": r, "during_rebuild": y },
  *                                 ... } } ] }
- * One entry per volume and probe profile. Unknown figures are null. From the daemon, "now" is the
- * last probe run and the verdict is the detector's; from the state file alone, "now" is the newest
- * learned value and there is no verdict. Names and units as docs/json.md says (the metrics in
- * bytes/s, IOPS and seconds, whatever unit the baseline file keeps them in). */
+ * One entry per volume and probe profile. Unknown figures are null. From the daemon, for the
+ * baseline the last probe run was judged against (its profile), "now" is that run and the verdict
+ * is the detector's ("now_source": "last-run"); for the volume's other profiles, and from the state
+ * file alone, "now" is the newest learned value and there is no verdict ("last-learned"). Names and
+ * units as docs/json.md says (the metrics in bytes/s, IOPS and seconds, whatever unit the baseline
+ * file keeps them in). */
 
 #include <json-c/json.h>
 

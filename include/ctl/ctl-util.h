@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit status of every verb when its output could not be written. The verbs' own codes are
  * 0..4 (see each --help). */
@@ -39,3 +40,26 @@ int ctl_json_sanitize(json_object *o);
 
 /* ctl_json_sanitize(), then print o with json-c `flags` and a newline, and flush. 0 or -errno. */
 int ctl_json_print(json_object *o, int flags);
+
+/* One long option of a verb: one table drives both getopt and the verb's --help, so the help
+ * cannot miss an option the verb accepts. */
+typedef struct CtlOption {
+        const char *name; /* "socket" for --socket */
+        const char *arg;  /* the argument's name ("PATH"), NULL for a flag */
+        int id;           /* what ctl_getopt() returns for it (>= 0x100) */
+        const char *help; /* one line */
+} CtlOption;
+
+/* getopt_long() over `opts` (n entries) plus -h/--help and -v/--verbose (both handled here).
+ * Returns the next option's id; 'h' after printing usage_head, the options and usage_tail
+ * (either may be NULL) to stdout; -1 at the end; '?' for a usage error (getopt printed it).
+ * Starts a new parse when called with a different table or after -1. */
+int ctl_getopt(int argc, char **argv, const CtlOption *opts, size_t n, const char *usage_head,
+               const char *usage_tail);
+
+/* The "Options:" block of --help for `opts` (n entries) and -v/-h, to f. */
+void ctl_options_help(FILE *f, const CtlOption *opts, size_t n);
+
+/* A latency or short duration in seconds with a unit that shows it: "3.7us", "850us", "1.25ms",
+ * "2.10s"; "-" for NaN or a negative value. Returns buf. */
+char *ctl_format_latency(char *buf, size_t size, double seconds);

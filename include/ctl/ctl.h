@@ -15,3 +15,5 @@ int ctl_daemon_route(int argc, char **argv);
  * baseline reset VOLUME through the daemon). */
 int ctl_report_main(int argc, char **argv);
 int ctl_baseline_main(int argc, char **argv);
+/* ctl-history.c: the daemon's recent probe runs per volume. */
+int ctl_history_main(int argc, char **argv);

@@ -9,6 +9,8 @@
  *   {"command":"reload"}
  *   {"command":"baseline-reset","volumes":["md0"]}   forget a volume's learned baseline
  *   {"command":"report"} / {"command":"report","volumes":["md0"]}   now vs baseline
+ *   {"command":"history"} / {"command":"history","volumes":["md0"]}  recent runs, as the
+ *                                      HTTP API's /api/v1/history (in the reply's "history")
  * Every reply line is an object with "type": "progress" / "volume" (probe streams, while it
  * runs) and finally "reply" with "ok": true or false (+ "error"). Lines longer than
  * CONTROL_LINE_MAX, malformed JSON, unknown commands or keys, wrong types are refused with an
@@ -32,6 +34,7 @@ typedef enum ControlCommand {
         CONTROL_RELOAD,
         CONTROL_BASELINE_RESET,
         CONTROL_REPORT,
+        CONTROL_HISTORY,
         _CONTROL_COMMAND_MAX,
         _CONTROL_COMMAND_INVALID = -EINVAL,
 } ControlCommand;
@@ -40,14 +43,14 @@ DECLARE_STRING_TABLE_LOOKUP(control_command, ControlCommand);
 
 /* Whether a command changes what the daemon does or has learned (probe, reload,
  * baseline-reset): those need the admin level (root, the daemon's uid, AdminGroup=); the others
- * only read (status, volumes, report) and ControlGroup= suffices. */
+ * only read (status, volumes, report, history) and ControlGroup= suffices. */
 bool control_command_is_admin(ControlCommand c) _const_;
 
 typedef struct ControlRequest {
         ControlCommand command;
         char *profile;  /* probe: required */
-        char **volumes; /* probe, report: NULL-terminated, NULL = the configured selection / all;
-                           baseline-reset: exactly one */
+        char **volumes; /* probe, report, history: NULL-terminated, NULL = the configured selection
+                           / all; baseline-reset: exactly one */
         bool wait;      /* probe: stream progress and reply at the end (default); false: reply
                            at once with the run id */
 } ControlRequest;

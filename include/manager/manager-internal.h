@@ -82,6 +82,14 @@ void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportP
  * TLS files, auth; the sockets stay). Returns NULL, or what waits for a restart or was not
  * applied, a static string for the reload's reply (also logged). */
 const char *manager_http_reload(Manager *m, const Config *c);
+/* The control socket's history: /api/v1/history's document (report/api.h), its "volumes" only
+ * those named in `only` (NULL-terminated; NULL all). 0 and a new reference in *ret, or -errno
+ * with the message in error (-ENOENT: a name that is no listed volume). */
+int manager_history_json(Manager *m, char *const *only, json_object **ret, char *error,
+                         size_t error_size);
+/* The HTTP endpoint's addresses ("http://127.0.0.1:9977"), a JSON array (empty without an
+ * endpoint), NULL on -ENOMEM. */
+json_object *manager_http_urls_json(const Manager *m);
 /* manager-perf.c: baselines, verdicts, fail-slow members, slow rebuilds (core/perf-monitor),
  * fed from the publish hook; the baselines persist in the state directory. */
 int manager_perf_setup(Manager *m);

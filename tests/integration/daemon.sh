@@ -181,6 +181,62 @@ check "report --json validates against the schema" \
 check "journal: probe-finished gives the rate in MiB/s" \
         bash -c 'journalctl --no-pager -o cat MESSAGE_ID='$ID_PROBE_FINISHED' | grep -qE "[0-9.]+(K|M|G)iB/s sequential"'
 
+# ---- issue 25: status, history, report of an unknown volume, a light run ------------------
+bounded 30 "$CTL" status >"$SCRATCH/status-rich" 2>&1
+diag <"$SCRATCH/status-rich"
+check "status: the HTTP address" grep -qx "  HTTP: http://127.0.0.1:$hport" "$SCRATCH/status-rich"
+check "status: the next probe (Builtin=no: none scheduled)" grep -qx "  next probe: none scheduled" "$SCRATCH/status-rich"
+check "status: $name's last run (ok, quick)" grep -qE "^  $name +ok +quick +[0-9-]+ [0-9:]+ \(.* ago\)" "$SCRATCH/status-rich"
+check "status --json validates with http_urls and last_runs" \
+        python3 "$SCHEMA_CHECK" status "$SCRATCH/status.json"
+check "status --json: http_urls and $name's last run" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+last = [x["last"] for x in j["last_runs"] if x["volume"] == sys.argv[2]]
+sys.exit(0 if j["http_urls"] == ["http://127.0.0.1:" + sys.argv[3]] and last and last[0]["profile"] == "quick" else 1)' \
+        "$SCRATCH/status.json" "$name" "$hport"
+bounded 30 "$CTL" report nosuch >"$SCRATCH/rep-nosuch" 2>"$SCRATCH/err"
+rc=$?
+tap_ok $((rc != 2)) "report nosuch: exit 2 (got $rc)"
+check "report nosuch: names the volume" grep -q "^storpulsectl report: storpulsed refused: no volume 'nosuch'" "$SCRATCH/err"
+check "report nosuch: no 'No baselines learned yet.'" bash -c "! grep -q 'No baselines' '$SCRATCH/rep-nosuch'"
+bounded 60 "$CTL" probe --profile light "$name" >"$SCRATCH/probe-light" 2>&1
+tap_ok $? "storpulsectl probe --profile light $name"
+diag <"$SCRATCH/probe-light"
+check "probe --profile light: the sequential figure is -, not 0.0" grep -qE "^$name +ok +- MiB/s +[0-9]+ IOPS" "$SCRATCH/probe-light"
+jwait 10 MESSAGE_ID=$ID_PROBE_FINISHED STORPULSE_VOLUME="$name" STORPULSE_PROFILE=light >"$SCRATCH/j-light"
+tap_ok $? "journal: probe-finished of the light run"
+check "journal: the light run names no sequential rate (the phase did not run)" \
+        json_true "$SCRATCH/j-light" '"sequential" not in j["MESSAGE"] and "IOPS random" in j["MESSAGE"] and "STORPULSE_SEQ_BYTES_PER_SEC" not in j'
+bounded 30 "$CTL" volumes --daemon >"$SCRATCH/vols-light" 2>&1
+check "volumes --daemon: SEQ MiB/s of the light run is -" grep -qE "^$name .* ok +- +[0-9]+$" "$SCRATCH/vols-light"
+bounded 30 "$CTL" history "$name" >"$SCRATCH/hist" 2>&1
+tap_ok $? "storpulsectl history $name"
+diag <"$SCRATCH/hist"
+check "history: the quick runs, then the light one (no sequential figure), oldest first" python3 -c '
+import re, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.startswith(sys.argv[2] + " ")]
+prof = [r[3] for r in rows]
+sys.exit(0 if prof[-1] == "light" and rows[-1][6] == "-" and "quick" in prof[:-1] and len(rows) >= 2 else 1)' \
+        "$SCRATCH/hist" "$name"
+bounded 30 "$CTL" history --json >"$SCRATCH/hist.json" 2>&1
+check "history --json validates against the schema" python3 "$SCHEMA_CHECK" history "$SCRATCH/hist.json"
+check "history --json: $name's samples end with the light run" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["volumes"][sys.argv[2]]["samples"]
+sys.exit(0 if s[-1]["profile"] == "light" and "sequential" not in s[-1]["phases"] else 1)' "$SCRATCH/hist.json" "$name"
+bounded 30 "$CTL" history nosuch >/dev/null 2>"$SCRATCH/err"
+rc=$?
+tap_ok $((rc != 2)) "history nosuch: exit 2 (got $rc)"
+check "history nosuch: names the volume" grep -q "no volume 'nosuch'" "$SCRATCH/err"
+bounded 30 "$CTL" report --json "$name" >"$SCRATCH/rep-light.json" 2>&1
+check "report after the light run: quick's now is its own (last-learned), light's is the run" python3 -c '
+import json, sys
+v = {e["profile"]: e for e in json.load(open(sys.argv[1]))["volumes"]}
+sys.exit(0 if v["light"]["now_source"] == "last-run" and v["quick"]["now_source"] == "last-learned" and v["quick"]["verdict"] is None else 1)' \
+        "$SCRATCH/rep-light.json"
+
+
 # ---- probe read errors are a problem until a clean probe ----------------------------------
 # metric NAME{LABELS}: the sample's value in the daemon's /metrics (empty if absent)
 metric() {

@@ -49,7 +49,11 @@ static const struct {
         { "{\"command\":\"report\"}", CONTROL_REPORT, NULL },
         { "{\"command\":\"report\",\"volumes\":[\"md0\"]}", CONTROL_REPORT, NULL },
         { "{\"command\":\"status\",\"volumes\":[\"md0\"]}", -1,
-          "\"volumes\" only goes with probe, baseline-reset and report" },
+          "\"volumes\" only goes with probe, baseline-reset, report and history" },
+        { "{\"command\":\"history\"}", CONTROL_HISTORY, NULL },
+        { "{\"command\":\"history\",\"volumes\":[\"md0\",\"sda\"]}", CONTROL_HISTORY, NULL },
+        { "{\"command\":\"history\",\"profile\":\"quick\"}", -1,
+          "\"profile\" and \"volumes\" only go with probe" },
 };
 
 int main(void) {

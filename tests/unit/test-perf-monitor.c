@@ -404,6 +404,71 @@ static void feed_disk(PerfMonitor *pm, Inventory *inv, double ratio, unsigned i)
                                       1764750000000000 + (usec_t) i * 60 * USEC_PER_SEC);
 }
 
+/* The entry of the report whose "profile" is `profile`, NULL if none. */
+static json_object *report_entry(json_object *doc, const char *profile) {
+        json_object *vols, *x, *p;
+
+        if (!json_object_object_get_ex(doc, "volumes", &vols))
+                return NULL;
+        for (size_t i = 0; i < json_object_array_length(vols); i++) {
+                x = json_object_array_get_idx(vols, i);
+                if (json_object_object_get_ex(x, "profile", &p) && p &&
+                    strcmp(json_object_get_string(p), profile) == 0)
+                        return x;
+        }
+        return NULL;
+}
+
+static double report_now(json_object *e, const char *metric) {
+        json_object *ms, *m, *v;
+
+        if (!e || !json_object_object_get_ex(e, "metrics", &ms) ||
+            !json_object_object_get_ex(ms, metric, &m) || !json_object_object_get_ex(m, "now", &v))
+                return -1;
+        return v ? json_object_get_double(v) : NAN;
+}
+
+/* A light run (no sequential phase) after quick runs: the report's quick entry keeps its own
+ * figures (the newest learned, no verdict), the light entry has the run as "now". Issue 25: a
+ * light run showed as "now" of the quick baseline. */
+static void test_report_own_profile(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const char *only[] = { "vdc", NULL };
+        json_object *doc = NULL, *q, *l, *x;
+        BaselineSample s;
+
+        ok(perf_monitor_new(NULL, NULL, NULL, &pm) == 0, "monitor");
+        for (unsigned i = 0; i < 10; i++)
+                feed_disk(pm, inv, 1, i); /* quick: 150e6 * (1 + 0.01 * (i % 3)) B/s */
+        perf_sample_from_probe(NAN, 800, 1.1e6, 3e6, 6e6, 900, &s);
+        ok(perf_monitor_feed_probe(pm, inventory_get(inv, "vdc"), &s, false, 0, "light") == 0,
+           "feed vdc a light run");
+        (void) perf_monitor_end_round(pm, inv, 10 * 60 * USEC_PER_SEC,
+                                      1764750000000000 + 10 * 60 * USEC_PER_SEC);
+        ok(perf_report_build(perf_monitor_baselines(pm), pm, inv, (char **) only, &doc) == 0,
+           "report of vdc");
+        q = report_entry(doc, "quick");
+        l = report_entry(doc, "light");
+        ok(q && l, "an entry for quick and one for light");
+        /* the newest learned quick run is i = 9: 150e6 * 1.00 */
+        ok(fabs(report_now(q, "seq_bytes_per_second") - 150e6) < 1,
+           "quick: now is its newest learned run (150e6 B/s), not the light run (got %g)",
+           report_now(q, "seq_bytes_per_second"));
+        ok(q && json_object_object_get_ex(q, "now_source", &x) &&
+                   strcmp(json_object_get_string(x), "last-learned") == 0,
+           "quick: now_source last-learned");
+        ok(q && json_object_object_get_ex(q, "verdict", &x) && !x,
+           "quick: no verdict (the light run was judged against light)");
+        ok(fabs(report_now(l, "rand_iops") - 800) < 1e-6, "light: now is the light run (800 IOPS)");
+        ok(l && json_object_object_get_ex(l, "now_source", &x) &&
+                   strcmp(json_object_get_string(x), "last-run") == 0,
+           "light: now_source last-run");
+        ok(isnan(report_now(l, "seq_bytes_per_second")),
+           "light: no sequential figure (the phase did not run)");
+        json_object_put(doc);
+}
+
 static void test_set_config(void) {
         _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
         _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
@@ -511,6 +576,7 @@ int main(void) {
         test_persist_and_report();
         test_metrics();
         test_set_config();
+        test_report_own_profile();
         test_foreground_during_probe();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         (void) system(cmd);
