@@ -42,7 +42,7 @@ has_all() { # expected-list got-list: every expected line is in got
         [[ -n $1 ]] && [[ -z $(comm -23 <(sort -u <<<"$1") <(sort -u <<<"$2")) ]]
 }
 
-echo "1..8"
+echo "1..10"
 verbs=$("$ctl" help | sed -n '/^Verbs:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
 got=$(complete_words "")
 has_all "$verbs" "$got"
@@ -67,6 +67,15 @@ got=$(complete_words report "")
 has_all "$(printf '%s\n' md0 dm-0 vgmd/data vda vdb)" "$got"
 ok $? "volumes of 'storpulsectl volumes' after report: got $(echo $got)"
 
+got=$(complete_words history "")
+has_all "$(printf '%s\n' md0 dm-0 vgmd/data vda vdb)" "$got"
+ok $? "volumes of 'storpulsectl volumes' after history: got $(echo $got)"
+
+opts=$("$ctl" help probe | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+got=$(complete_words probe --profile quick --)
+has_all "$(printf '%s\n' --profile --no-wait --socket)" "$got"
+ok $? "'probe --profile quick --' completes the daemon mode's options: got $(echo $got)"
+
 got=$(complete_words watch "")
 [[ $got == md0 ]]
 ok $? "only md arrays after watch: got $(echo $got)"
@@ -75,7 +84,7 @@ if command -v zsh >/dev/null; then
         zsh -n "$zshcomp"
         ok $? "zsh completion parses (zsh -n)"
 else
-        echo "not ok 8 - zsh missing (build-aux/install-deps.sh --test)"
+        echo "not ok 10 - zsh missing (build-aux/install-deps.sh --test)"
         failed=1
 fi
 exit $failed
