@@ -138,51 +138,6 @@ static bool jbool(struct json_object *o, const char *key) {
         return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
 }
 
-static bool is_reply(struct json_object *o) {
-        const char *t = jstr(o, "type");
-
-        return t && strcmp(t, "reply") == 0;
-}
-
-/* One request, one reply (status, volumes). Returns 0 and the reply, or an exit code > 0. */
-static int simple_request(const char *path, usec_t timeout, const char *command,
-                          struct json_object **ret) {
-        Conn c = { .fd = -EBADF };
-        struct json_object *req = json_object_new_object(), *o = NULL;
-        int r;
-
-        if (!req)
-                return EXIT_DAEMON;
-        json_object_object_add(req, "command", json_object_new_string(command));
-        r = conn_open(&c, path, timeout);
-        if (r < 0) {
-                json_object_put(req);
-                ctl_log_connect_error(r, path, NULL);
-                return EXIT_DAEMON;
-        }
-        r = conn_send(&c, req);
-        json_object_put(req);
-        while (r >= 0) {
-                r = conn_recv(&c, &o);
-                if (r < 0 || is_reply(o))
-                        break;
-                json_object_put(o);
-                o = NULL;
-        }
-        safe_close(c.fd);
-        if (r < 0) {
-                log_error_errno(r, "No answer from storpulsed: %m");
-                return EXIT_DAEMON;
-        }
-        if (!jbool(o, "ok")) {
-                log_error("storpulsed refused: %s", jstr(o, "error") ?: "unknown error");
-                json_object_put(o);
-                return EXIT_DAEMON;
-        }
-        *ret = o;
-        return 0;
-}
-
 typedef struct Options {
         bool json, no_wait, daemon;
         const char *socket, *profile;
@@ -397,7 +352,7 @@ int ctl_status_main(int argc, char **argv) {
                 log_error("Usage error; see 'storpulsectl status --help'.");
                 return 1;
         }
-        r = simple_request(ctl_socket_path(o.socket), o.timeout, "status", &reply);
+        r = ctl_request(o.socket, "status", NULL, 0, o.timeout, NULL, &reply);
         if (r > 0)
                 return r;
         if (o.json) {
@@ -445,7 +400,7 @@ static int ctl_daemon_volumes_main(int argc, char **argv) {
                 log_error("Usage error; see 'storpulsectl volumes --daemon --help'.");
                 return 1;
         }
-        r = simple_request(ctl_socket_path(o.socket), o.timeout, "volumes", &reply);
+        r = ctl_request(o.socket, "volumes", NULL, 0, o.timeout, NULL, &reply);
         if (r > 0)
                 return r;
         if (!json_object_object_get_ex(reply, "volumes", &vols))
