@@ -54,6 +54,22 @@ out_nomem:
         return -ENOMEM;
 }
 
+/* One phase of a baseline: the medians and, under "mad", their scaled MADs (null unknown). */
+static int baseline_phase_to_json(const ReportBaseline *b, ProbePhase p, json_object *j) {
+        json_object *mad = json_object_new_object();
+
+        if (!mad || json_add(j, "mad", mad) < 0)
+                return -ENOMEM;
+        if (json_add_number(j, "bytes_per_second", b->phases[p].bytes_per_second) < 0 ||
+            json_add_number(j, "iops", b->phases[p].iops) < 0 ||
+            json_add_number(j, "latency_p99_seconds", b->phases[p].p99_ns / 1e9) < 0 ||
+            json_add_number(mad, "bytes_per_second", b->phases[p].bytes_per_second_mad) < 0 ||
+            json_add_number(mad, "iops", b->phases[p].iops_mad) < 0 ||
+            json_add_number(mad, "latency_p99_seconds", b->phases[p].p99_mad_ns / 1e9) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
 static int baseline_to_json(const ReportBaseline *b, json_object **ret) {
         json_object *o;
 
@@ -71,9 +87,7 @@ static int baseline_to_json(const ReportBaseline *b, json_object **ret) {
                         continue;
                 j = json_object_new_object();
                 if (!j || json_add(o, probe_phase_to_string(p), j) < 0 ||
-                    json_add_number(j, "bytes_per_second", b->phases[p].bytes_per_second) < 0 ||
-                    json_add_number(j, "iops", b->phases[p].iops) < 0 ||
-                    json_add_number(j, "latency_p99_seconds", b->phases[p].p99_ns / 1e9) < 0) {
+                    baseline_phase_to_json(b, p, j) < 0) {
                         json_object_put(o);
                         return -ENOMEM;
                 }

@@ -20,14 +20,22 @@ void perf_report_baseline(const PerfMonitor *pm, const char *volume, unsigned mi
         baseline_get_stat(b, BASELINE_SEQ_BYTES_PER_SEC, min_samples, &seq);
         baseline_get_stat(b, BASELINE_RAND_IOPS, min_samples, &iops);
         baseline_get_stat(b, BASELINE_LAT_P99_NS, min_samples, &p99);
+        for (ProbePhase p = 0; p < _PROBE_PHASE_MAX; p++) {
+                ret->phases[p].bytes_per_second_mad = NAN;
+                ret->phases[p].iops_mad = NAN;
+                ret->phases[p].p99_mad_ns = NAN;
+        }
         if (seq.ready) {
                 ret->phases[PROBE_PHASE_SEQUENTIAL].has = true;
                 ret->phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second = seq.median;
+                ret->phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second_mad = seq.mad;
         }
         if (iops.ready || p99.ready) {
                 ret->phases[PROBE_PHASE_RANDOM].has = true;
                 ret->phases[PROBE_PHASE_RANDOM].iops = iops.ready ? iops.median : NAN;
+                ret->phases[PROBE_PHASE_RANDOM].iops_mad = iops.ready ? iops.mad : NAN;
                 ret->phases[PROBE_PHASE_RANDOM].p99_ns = p99.ready ? (nsec_t) p99.median : 0;
+                ret->phases[PROBE_PHASE_RANDOM].p99_mad_ns = p99.ready ? p99.mad : NAN;
         }
         ret->has = seq.ready || iops.ready || p99.ready;
 }
@@ -206,13 +214,27 @@ int perf_metrics_write(MetricsWriter *w, void *userdata) {
 int perf_metrics_volume_json(const char *volume, json_object *o, void *userdata) {
         const PerfMonitor *pm = userdata;
         const Detector *d = pm ? perf_monitor_get_detector(pm, volume) : NULL;
-        json_object *p;
+        const PeerGroup *g = pm ? perf_monitor_get_group(pm, volume) : NULL;
+        json_object *p, *slow;
 
         if (!d)
                 return 0;
         p = json_object_new_object();
         if (!p)
                 return -ENOMEM;
+        /* the members judged fail-slow by peer comparison (storpulse_member_slow) */
+        slow = json_object_new_array();
+        if (!slow || json_object_object_add(p, "slow_members", slow) < 0) {
+                json_object_put(slow);
+                json_object_put(p);
+                return -ENOMEM;
+        }
+        for (size_t k = 0; g && k < g->n; k++)
+                if (g->m[k].suspect &&
+                    json_object_array_add(slow, json_object_new_string(g->m[k].name)) < 0) {
+                        json_object_put(p);
+                        return -ENOMEM;
+                }
         json_object_object_add(p, "state",
                                json_object_new_string(detector_state_to_string(d->state)));
         json_object_object_add(p, "culprit",

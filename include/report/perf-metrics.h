@@ -4,8 +4,9 @@
 /* The learned baselines in the reports, through the report layer's own hooks: the ReportBaseline
  * of a volume (drawn into the charts, exported by metrics.c as storpulse_baseline_*), and a
  * ReportExtension adding the monitor's verdict series and a "performance" object per volume in
- * the API JSON. Userdata of the extension is the PerfMonitor (borrowed; it must outlive the
- * render). Series (gauges unless said; labels volume, and member for members):
+ * the API JSON ({state, culprit, rebuild_slow, slow_members}, docs/json.md). Userdata of the
+ * extension is the PerfMonitor (borrowed; it must outlive the render). Series (gauges unless
+ * said; labels volume, and member for members):
  *   storpulse_performance_state{state="learning|ok|suspect|degraded"}  0/1 per state
  *   storpulse_performance_ratio{metric="seq_bytes_per_sec|rand_iops|lat_p50_ns|lat_p99_ns"}
  *                                       last run / baseline median (unitless)

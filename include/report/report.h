@@ -55,13 +55,15 @@ typedef struct ReportSample {
 } ReportSample;
 
 /* The expected figures of a volume (the detector's baseline), drawn into the charts and exported
- * as storpulse_baseline_*; has = false when none was learnt yet. */
+ * as storpulse_baseline_*; has = false when none was learnt yet. The *_mad are the learned
+ * values' scaled MADs (same units; NAN unknown): the page draws median +- 3 MAD as the band. */
 typedef struct ReportBaseline {
         bool has;
         struct {
                 bool has;
                 double bytes_per_second, iops;
                 nsec_t p99_ns;
+                double bytes_per_second_mad, iops_mad, p99_mad_ns;
         } phases[_PROBE_PHASE_MAX];
 } ReportBaseline;
 

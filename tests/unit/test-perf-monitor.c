@@ -339,6 +339,22 @@ static void test_persist_and_report(void) {
         close(fd);
 }
 
+/* The API's "performance" object of md1 (degraded, vde slow, as the series below say). */
+static void test_performance_json(const PerfMonitor *pm) {
+        json_object *o = json_object_new_object(), *p = NULL, *x = NULL;
+
+        is_int(perf_metrics_volume_json("md1", o, (void *) pm), 0, "performance object");
+        ok(json_object_object_get_ex(o, "performance", &p) &&
+                   json_object_object_get_ex(p, "state", &x) &&
+                   strcmp(json_object_get_string(x), "degraded") == 0,
+           "performance.state degraded");
+        ok(p && json_object_object_get_ex(p, "slow_members", &x) &&
+                   json_object_array_length(x) == 1 &&
+                   strcmp(json_object_get_string(json_object_array_get_idx(x, 0)), "vde") == 0,
+           "performance.slow_members [vde]");
+        json_object_put(o);
+}
+
 static void test_metrics(void) {
         _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
         _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
@@ -360,6 +376,10 @@ static void test_metrics(void) {
         perf_report_baseline(pm, "md1", 8, &rb);
         ok(rb.has && rb.phases[PROBE_PHASE_SEQUENTIAL].has, "report baseline of md1");
         is_double(rb.phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second, 400e6, 1, "its throughput");
+        is_double(rb.phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second_mad, 0, 1e-9,
+                  "its MAD (20 equal runs: 0)");
+        ok(isnan(rb.phases[PROBE_PHASE_RANDOM_DEEP].p99_mad_ns), "no MAD where no baseline");
+        test_performance_json(pm);
         ext = perf_report_extension(pm);
         in = (ReportInput){
                 .inventory = inv,
