@@ -1,6 +1,7 @@
-// storpulse page: plain JS and SVG, no library, no external resource. Reads /api/v1/volumes
+// storpulse page, part 2: plain JS, no library, no external resource. Reads /api/v1/volumes
 // (the `storpulsectl volumes --json` document) and /api/v1/history (probe samples, baselines,
-// events) and draws the volume stack, the running syncs and the probe charts.
+// the performance verdicts, events) and draws the volume stack with member and performance
+// states, the running syncs, the probe charts (chart.js) and the events.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -9,12 +10,6 @@ function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
   for (const c of children) e.append(c);
-  return e;
-}
-
-function svg(tag, attrs) {
-  const e = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
   return e;
 }
 
@@ -27,16 +22,56 @@ function bytes(n) {
 
 function duration(s) {
   if (s < 60) return `${Math.round(s)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min ${Math.round(s % 60)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min` + (Math.round(s % 60) ? ` ${Math.round(s % 60)} s` : "");
   return `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;
 }
 
-function volumeNode(v, byName, seen) {
+// A member's state as md (or dm-raid) gives it, in words, and how bad it is.
+const MEMBER_WORDS = { in_sync: "in sync", write_mostly: "write-mostly", want_replacement: "want replacement" };
+function memberClass(st) {
+  if (/faulty|missing|blocked|write_error/.test(st)) return "bad";
+  if (/rebuilding|spare|replacement|slow/.test(st)) return "warn";
+  return "good";
+}
+
+// The members of an array with their states, plus "slow" from the performance verdict.
+function memberList(v, perf) {
+  const members = v.array_members || Object.entries(v.member_states || {}).map(
+    ([name, state]) => ({ name, state }));
+  if (!members.length) return null;
+  const slow = new Set((perf && perf.slow_members) || []);
+  const ul = el("ul", { class: "members", "aria-label": `members of ${v.name}` });
+  for (const m of members) {
+    const states = String(m.state || "unknown").split(",").map((s) => MEMBER_WORDS[s] || s);
+    if (slow.has(m.name)) states.push("slow");
+    const li = el("li", { class: `member m-${memberClass(states.join(","))}`,
+                          "data-member": m.name, "data-state": states.join(",") },
+                  el("span", { class: "mname" }, m.name), " ", states.join(", "));
+    if (m.errors) li.append(` (${m.errors} read errors corrected)`);
+    ul.append(li);
+  }
+  return ul;
+}
+
+// "performance: degraded (vda slow)" from the detector's verdict, if the daemon judges v.
+function perfBadge(perf) {
+  if (!perf) return null;
+  const bits = [perf.state];
+  if (perf.culprit) bits.push(`culprit ${perf.culprit}`);
+  if (perf.rebuild_slow) bits.push("rebuild slow");
+  return el("span", { class: `perf p-${perf.state}`, "data-perf": perf.state },
+            `performance: ${bits.join(", ")}`);
+}
+
+function volumeNode(v, ctx, seen) {
+  const perf = ctx.perf[v.name];
   const li = el("li", { class: `h-${v.state} e-${v.effective_state || v.state}`, "data-volume": v.name });
-  const label = el("span", { class: "vol" }, el("span", { class: "dot", title: v.state }),
+  const label = el("span", { class: "vol" }, el("span", { class: "dot", "aria-hidden": "true" }),
                    el("strong", {}, v.name),
                    el("span", { class: "kind" }, [v.kind, v.level, bytes(v.size_bytes), v.state]
                       .filter(Boolean).join(" · ")));
+  const badge = perfBadge(perf);
+  if (badge) label.append(badge);
   const cause = v.effective_cause;
   if (cause) {
     label.append(el("span", { class: "below-bad" },
@@ -45,30 +80,30 @@ function volumeNode(v, byName, seen) {
   if (v.probe_problem) {
     label.append(el("span", { class: "probe-bad" }, `probe: ${v.probe_problem} until a clean probe`));
   }
-  if (v.member_states) {
-    for (const [m, st] of Object.entries(v.member_states)) {
-      if (/faulty|missing/.test(st)) label.append(el("span", { class: "member-bad" }, `${m}: ${st}`));
-    }
-  }
   li.append(label);
-  const kids = (v.members || []).map((n) => byName[n]).filter(Boolean);
+  const ml = memberList(v, perf);
+  if (ml) li.append(ml);
+  const kids = (v.members || []).map((n) => ctx.byName[n]).filter(Boolean);
   if (kids.length && !seen.has(v.name)) {
     seen.add(v.name);
     const ul = el("ul");
-    for (const k of kids) ul.append(volumeNode(k, byName, seen));
+    for (const k of kids) ul.append(volumeNode(k, ctx, seen));
     li.append(ul);
   }
   return li;
 }
 
-function drawTree(vols) {
+function drawTree(vols, hist) {
   const byName = Object.fromEntries(vols.map((v) => [v.name, v]));
+  const perf = Object.fromEntries(Object.entries(hist.volumes || {})
+    .map(([n, h]) => [n, h.performance]));
   const tops = vols.filter((v) => !(v.holders || []).some((h) => byName[h]));
-  const tree = $("tree");
-  tree.replaceChildren(...tops.map((v) => volumeNode(v, byName, new Set())));
-  // a problem of its own, of its probes (until a clean probe) or from a volume below it
+  $("tree").replaceChildren(...tops.map((v) => volumeNode(v, { byName, perf }, new Set())));
+  // a problem of its own, of its probes (until a clean probe), from a volume below it, or a
+  // performance verdict
   const badState = (st) => st === "degraded" || st === "failed";
-  const bad = vols.filter((v) => badState(v.state) || badState(v.effective_state) || v.probe_problem);
+  const bad = vols.filter((v) => badState(v.state) || badState(v.effective_state) ||
+                          v.probe_problem || (perf[v.name] && perf[v.name].state === "degraded"));
   const s = $("summary");
   s.className = "summary " + (bad.length ? "bad" : "ok");
   s.textContent = bad.length
@@ -91,72 +126,75 @@ function drawSyncs(vols) {
     if (v.sync_delayed) bits.push("delayed");
     return el("div", { class: "sync", "data-volume": v.name },
               el("div", {}, bits.join(" · ")),
-              bar(pct));
+              bar(pct, `${v.name} ${v.sync_action} progress`));
   }));
 }
 
 // The fill's width goes through the CSSOM: the page's CSP forbids style attributes.
-function bar(pct) {
+function bar(pct, label) {
   const fill = el("div", { class: "fill" });
   fill.style.width = `${pct.toFixed(1)}%`;
   return el("div", { class: "bar", role: "progressbar", "aria-valuemin": "0",
-                     "aria-valuemax": "100", "aria-valuenow": pct.toFixed(1) }, fill);
+                     "aria-valuemax": "100", "aria-valuenow": pct.toFixed(1),
+                     "aria-label": label }, fill);
 }
 
-function chart(title, points, baseline, fmt) {
-  const W = 320, H = 120, P = 28;
-  const s = svg("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img",
-                          "aria-label": title });
-  const ys = points.map((p) => p[1]).concat(baseline != null ? [baseline] : []);
-  const max = Math.max(...ys, 1e-12) * 1.1;
-  const t0 = points[0][0], t1 = points[points.length - 1][0];
-  const x = (t) => P + (t1 > t0 ? (t - t0) / (t1 - t0) : 0.5) * (W - P - 8);
-  const y = (v) => H - 16 - (v / max) * (H - 30);
-  s.append(svg("line", { x1: P, y1: H - 16, x2: W - 8, y2: H - 16, stroke: "#ccc" }));
-  const label = svg("text", { x: 4, y: 12, "font-size": 11 });
-  label.textContent = `${title} (max ${fmt(max / 1.1)})`;
-  s.append(label);
-  if (baseline != null) {
-    s.append(svg("line", { class: "baseline", x1: P, x2: W - 8, y1: y(baseline), y2: y(baseline) }));
+// The charts of one volume: sequential throughput, random IOPS, random p99 latency.
+function volumeCharts(name, h) {
+  const samples = (h.samples || []).filter((s) => s.phases);
+  const base = h.baseline || {};
+  const series = [
+    ["sequential", "bytes_per_second", "Sequential read", "bytes/s"],
+    ["random", "iops", "Random read", "iops"],
+    ["random", "latency_p99_seconds", "Random read p99 latency", "seconds"],
+  ];
+  const figs = [];
+  for (const [phase, key, title, kind] of series) {
+    const points = samples.filter((s) => s.phases[phase] && s.phases[phase][key] != null)
+      .map((s) => [s.timestamp_seconds, s.phases[phase][key]]);
+    if (!points.length) continue;
+    const b = base[phase];
+    const baseline = b && b[key] != null ? { median: b[key], mad: b.mad ? b.mad[key] : null } : null;
+    figs.push(chart({ title: `${name} ${title}`, kind, points, baseline }));
   }
-  s.append(svg("polyline", { class: "line",
-                             points: points.map((p) => `${x(p[0])},${y(p[1])}`).join(" ") }));
-  for (const p of points) s.append(svg("circle", { cx: x(p[0]), cy: y(p[1]), r: 2, fill: "#3b82f6" }));
-  return el("div", { class: "chart" }, s);
+  return figs;
 }
 
 function drawCharts(hist) {
-  const box = $("charts");
   const out = [];
   for (const [name, h] of Object.entries(hist.volumes || {})) {
-    const samples = h.samples || [];
-    if (samples.length < 1) continue;
-    const base = h.baseline || {};
-    const seq = samples.filter((s) => s.phases && s.phases.sequential)
-      .map((s) => [s.timestamp_seconds, s.phases.sequential.bytes_per_second]);
-    const rnd = samples.filter((s) => s.phases && s.phases.random)
-      .map((s) => [s.timestamp_seconds, s.phases.random.latency_p99_seconds * 1e3]);
-    const row = el("div", { "data-volume": name }, el("h3", {}, name));
-    if (seq.length) {
-      row.append(chart(`${name} sequential read`, seq,
-                       base.sequential ? base.sequential.bytes_per_second : null,
-                       (v) => `${bytes(v)}/s`));
-    }
-    if (rnd.length) {
-      row.append(chart(`${name} random read p99`, rnd,
-                       base.random ? base.random.latency_p99_seconds * 1e3 : null, (v) => `${v.toFixed(2)} ms`));
-    }
-    out.push(row);
+    const figs = volumeCharts(name, h);
+    if (figs.length) out.push(el("div", { class: "charts", "data-volume": name }, el("h3", {}, name), ...figs));
   }
-  box.replaceChildren(...(out.length ? out : [el("p", {}, "No probe results yet.")]));
+  $("charts").replaceChildren(...(out.length ? out : [el("p", {}, "No probe results yet.")]));
+}
+
+// syslog levels as the journal names them; 0..3 are errors, 4 warnings
+const SEVERITY = ["emergency", "alert", "critical", "error", "warning", "notice", "info", "debug"];
+const sevClass = (p) => (p <= 3 ? "sev-bad" : p === 4 ? "sev-warn" : "sev-info");
+
+// by the browser's clock (the snapshot's time is that of the daemon's last change)
+function ago(s) {
+  return s < 1 ? "just now" : `${duration(s)} ago`;
 }
 
 function drawEvents(hist) {
-  const list = (hist.events || []).slice(0, 50).map((e) =>
-    el("li", { class: `prio-${e.priority}` },
-       el("time", {}, new Date(e.timestamp_seconds * 1000).toLocaleString()), e.message));
-  $("events").replaceChildren(...(list.length ? list : [el("li", {}, "No events.")]));
+  const events = hist.events || [];
+  const min = Number($("severity").value);
+  const counts = SEVERITY.map((name, p) => [name, events.filter((e) => e.priority === p).length])
+    .filter(([, n]) => n);
+  $("severity-counts").textContent = counts.length
+    ? counts.map(([name, n]) => `${n} ${name}`).join(" · ") : "";
+  const list = events.filter((e) => e.priority <= min).slice(0, 100).map((e) =>
+    el("li", { class: `event ${sevClass(e.priority)}`, "data-priority": e.priority },
+       el("time", { datetime: isoUtc(e.timestamp_seconds) }, isoTime(e.timestamp_seconds)),
+       el("span", { class: "ago" }, ago(Date.now() / 1000 - e.timestamp_seconds)),
+       el("span", { class: "sev" }, SEVERITY[e.priority] || `level ${e.priority}`),
+       el("span", { class: "msg" }, e.message)));
+  $("events").replaceChildren(...(list.length ? list : [el("li", {}, "No events at this severity.")]));
 }
+
+let last = null;
 
 async function refresh() {
   try {
@@ -164,10 +202,13 @@ async function refresh() {
       fetch("/api/v1/volumes").then((r) => r.json()),
       fetch("/api/v1/history").then((r) => r.json()),
     ]);
-    drawTree(vols);
+    last = hist;
+    drawTree(vols, hist);
     drawSyncs(vols);
     drawCharts(hist);
     drawEvents(hist);
+    $("updated").textContent = isoTime(hist.now_timestamp_seconds);
+    $("updated").setAttribute("datetime", isoUtc(hist.now_timestamp_seconds));
     document.body.dataset.loaded = "1";
   } catch (err) {
     $("summary").textContent = `cannot reach the daemon: ${err}`;
@@ -175,5 +216,6 @@ async function refresh() {
   }
 }
 
+$("severity").addEventListener("change", () => { if (last) drawEvents(last); });
 refresh();
 setInterval(refresh, 5000);
