@@ -29,8 +29,8 @@ function duration(s) {
 // A member's state as md (or dm-raid) gives it, in words, and how bad it is.
 const MEMBER_WORDS = { in_sync: "in sync", write_mostly: "write-mostly", want_replacement: "want replacement" };
 function memberClass(st) {
-  if (/faulty|missing|blocked|write_error/.test(st)) return "bad";
-  if (/rebuilding|spare|replacement|slow/.test(st)) return "warn";
+  if (/faulty|missing|blocked|write_error|dead|absent/.test(st)) return "bad";
+  if (/rebuilding|spare|replacement|slow|not-in-sync/.test(st)) return "warn";
   return "good";
 }
 
