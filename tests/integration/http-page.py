@@ -59,10 +59,16 @@ def run_pages(visits):
     args = [node, os.path.join(HERE, "page-cdp.js"), chromium, NODE_MODULES, ARTIFACTS,
             str(NOW * 1000)]
     args += [f"{n},{w},{u}" for n, w, u in visits]
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       timeout=240, env=dict(os.environ, TZ="Asia/Kolkata"))
-    if p.returncode != 0:
-        ok(False, "Chromium loaded every page", p.stderr)
+    try:
+        p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=240, env=dict(os.environ, TZ="Asia/Kolkata"))
+        err = p.stderr if p.returncode != 0 else None
+    except subprocess.TimeoutExpired:
+        err = "page-cdp.js ran over 240 s"
+    if err is not None:
+        ok(False, "Chromium loaded every page", err)
+        for s in servers.values():
+            s.stop()
         lib.done()
     return {r["name"]: r for r in json.loads(p.stdout)}
 

@@ -101,26 +101,35 @@ async function visit(send, name, width, url) {
   return { name, width, url, dom, ...dims, screenshot: file, axe, errorsOnly };
 }
 
+// Close the browser the way its own UI does (Browser.close waits for its helper processes, so
+// the profile can go); SIGTERM if that does not end it within 10 s.
+async function shutdown(browser, client) {
+  browser.proc.removeAllListeners("exit");
+  const exited = new Promise((r) => (browser.proc.exitCode != null ? r() : browser.proc.on("exit", r)));
+  if (client) client.send("Browser.close").catch(() => {});
+  else browser.proc.kill("SIGTERM");
+  const timer = setTimeout(() => browser.proc.kill("SIGTERM"), 10000);
+  await exited;
+  clearTimeout(timer);
+  if (client) client.close();
+}
+
 async function main() {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "storpulse-page-"));
-  let browser;
+  let browser, client;
   try {
     browser = await launch(profile);
-    const { send, close } = await connect(browser.ws);
+    client = await connect(browser.ws);
     const out = [];
     for (const v of visits) {
       const [name, width, ...url] = v.split(",");
-      out.push(await visit(send, name, Number(width), url.join(",")));
+      out.push(await visit(client.send, name, Number(width), url.join(",")));
     }
-    close();
     process.stdout.write(JSON.stringify(out));
   } finally {
-    if (browser) {
-      browser.proc.removeAllListeners("exit");
-      browser.proc.kill("SIGTERM");
-      await new Promise((r) => (browser.proc.exitCode != null ? r() : browser.proc.on("exit", r)));
-    }
-    fs.rmSync(profile, { recursive: true, force: true });
+    if (browser) await shutdown(browser, client);
+    // Chromium's helpers may still be writing for a moment after the browser exits
+    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
