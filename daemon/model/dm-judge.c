@@ -13,42 +13,27 @@
  * UNKNOWN, never a crash; numbers beyond 64 bits or a zero total give no figure. Among several
  * segments (a linear LV over two PVs) the worst line's verdict wins. */
 
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "basic/parse-util.h"
+#include "basic/string-word.h"
 #include "model/dm-judge.h"
 
-typedef struct Cursor {
-        const char *p, *end;
-} Cursor;
-
-/* Next whitespace-separated token of [p, end) into buf; false at the end or if it does not fit. */
-static bool next_tok(Cursor *c, char *buf, size_t n) {
-        size_t l = 0;
-
-        while (c->p < c->end && isspace((unsigned char) *c->p))
-                c->p++;
-        while (c->p + l < c->end && !isspace((unsigned char) c->p[l]))
-                l++;
-        if (l == 0 || l >= n)
-                return false;
-        memcpy(buf, c->p, l);
-        buf[l] = 0;
-        c->p += l;
-        return true;
+/* The next word of *p into buf (basic/string-word.h); false at the end or if it does not fit. */
+static bool next_tok(const char **p, char *buf, size_t n) {
+        return string_next_word_copy(p, buf, n) > 0;
 }
 
-static bool next_u64(Cursor *c, uint64_t *ret) {
+static bool next_u64(const char **c, uint64_t *ret) {
         char buf[32];
 
         return next_tok(c, buf, sizeof(buf)) && parse_u64_strict(buf, ret) >= 0;
 }
 
 /* "<a>/<b>" as a ratio; *ret < 0 when b is 0. */
-static bool next_ratio(Cursor *c, double *ret) {
+static bool next_ratio(const char **c, double *ret) {
         char buf[64], *slash;
         uint64_t a, b;
 
@@ -61,7 +46,7 @@ static bool next_ratio(Cursor *c, double *ret) {
         return true;
 }
 
-static bool skip_toks(Cursor *c, uint64_t k) {
+static bool skip_toks(const char **c, uint64_t k) {
         char buf[256];
 
         for (uint64_t i = 0; i < k; i++)
@@ -122,7 +107,7 @@ static void list_add(char *list, size_t n, const char *name) {
 /* thin-pool: "<transaction id> <used>/<total meta> <used>/<total data> <held root> ro|rw|
  * out_of_data_space [no_]discard_passdown error|queue_if_no_space needs_check|- ..." or
  * "Fail"/"Error" (dm-thin.c pool_status()). */
-static void judge_thin_pool(Cursor *c, DmJudgement *j) {
+static void judge_thin_pool(const char **c, DmJudgement *j) {
         char mode[32], discard[32], nospace[32], check[32];
         uint64_t u;
 
@@ -154,8 +139,8 @@ static void judge_thin_pool(Cursor *c, DmJudgement *j) {
 
 /* snapshot, snapshot-merge: "<allocated>/<total> <metadata>" or "Invalid", "Merge failed",
  * "Overflow", "Unknown" (dm-snap.c snapshot_status()). */
-static void judge_snapshot(Cursor *c, DmJudgement *j) {
-        Cursor c0 = *c;
+static void judge_snapshot(const char **c, DmJudgement *j) {
+        const char *c0 = *c;
         char w[32];
 
         if (next_ratio(c, &j->data_usage))
@@ -177,7 +162,7 @@ static void judge_snapshot(Cursor *c, DmJudgement *j) {
 
 /* Whether a multipath table's features include queue_if_no_path: "<#features> <features>...". */
 static int table_queues(const char *table_params) {
-        Cursor c = { table_params, table_params + strcspn(table_params, "\n") };
+        const char *c = table_params; /* one line: dm_judge() splits the table into lines */
         char w[64];
         uint64_t n;
 
@@ -192,7 +177,8 @@ static int table_queues(const char *table_params) {
 /* multipath: "<#features> <queue_io> <pg_init_count> <#handler args> [args] <#pgs> <next pg>
  * {<pg state> <#ps args> [args] <#paths> <#path selector args> {<dev> A|F <fail count>
  * [args]}...}..." (dm-mpath.c multipath_status(), STATUSTYPE_INFO). */
-static void judge_multipath(Cursor *c, const char *table_params, const Namer *nm, DmJudgement *j) {
+static void judge_multipath(const char **c, const char *table_params, const Namer *nm,
+                            DmJudgement *j) {
         char failed[sizeof(j->reason)] = "", dev[32], st[8], nbuf[64];
         uint64_t nfeat, queue_io = 0, nhw, npg, nps, npaths, nsel;
         int tq;
@@ -236,7 +222,7 @@ unknown:
 }
 
 /* striped: "<#stripes> <dev>... 1 <A|D per stripe>" (dm-stripe.c stripe_status()). */
-static void judge_striped(Cursor *c, const Namer *nm, DmJudgement *j) {
+static void judge_striped(const char **c, const Namer *nm, DmJudgement *j) {
         char devs[8][32], health[260], bad[sizeof(j->reason)] = "", nbuf[64];
         uint64_t n, nstat;
 
@@ -265,7 +251,7 @@ unknown:
 
 /* mirror: "<#legs> <dev>... <in sync>/<regions> 1 <A|D|S|R|F|U per leg> <#log args> <log type>
  * [<log dev> <A|D...>]" (dm-raid1.c mirror_status(), dm-log.c). */
-static void judge_mirror(Cursor *c, const Namer *nm, DmJudgement *j) {
+static void judge_mirror(const char **c, const Namer *nm, DmJudgement *j) {
         char devs[8][32], health[260], bad[sizeof(j->reason)] = "", nbuf[64], w[32], ld[32];
         uint64_t n, nstat, nlog;
         unsigned n_bad = 0;
@@ -300,7 +286,7 @@ unknown:
 
 /* cache: "Fail", "Error", or "... <policy args> rw|ro needs_check|-" (dm-cache-target.c
  * cache_status(): the metadata mode and needs_check are the last two words). */
-static void judge_cache(Cursor *c, DmJudgement *j) {
+static void judge_cache(const char **c, DmJudgement *j) {
         char w[64], prev[64] = "", last[64] = "";
 
         while (next_tok(c, w, sizeof(w))) {
@@ -322,7 +308,7 @@ static void judge_cache(Cursor *c, DmJudgement *j) {
 }
 
 /* writecache: "<error> <#blocks> <#free> <#under writeback> ..." (dm-writecache.c). */
-static void judge_writecache(Cursor *c, DmJudgement *j) {
+static void judge_writecache(const char **c, DmJudgement *j) {
         char w[32];
         int e;
 
@@ -333,7 +319,7 @@ static void judge_writecache(Cursor *c, DmJudgement *j) {
 }
 
 /* integrity: "<#mismatches> <provided data sectors> <recalculate position|->" (dm-integrity.c). */
-static void judge_integrity(Cursor *c, DmJudgement *j) {
+static void judge_integrity(const char **c, DmJudgement *j) {
         if (!next_u64(c, &j->mismatches)) {
                 j->mismatches = DM_UNSET;
                 judge_set(j, RAID_VERDICT_UNKNOWN, "integrity status not understood");
@@ -377,7 +363,7 @@ bool dm_target_is_judged(DmTargetType t) {
 /* Judge one status line; table_params: the same segment's table parameters or NULL. */
 static void judge_line(const DmTargetLine *l, const char *table_params, const Namer *nm,
                        DmJudgement *j) {
-        Cursor c = { l->params, l->params + strlen(l->params) };
+        const char *c = l->params;
         char w[16];
 
         switch (l->target_type) {

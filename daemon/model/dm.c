@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "basic/string-table.h"
+#include "basic/string-word.h"
 #include "model/dm.h"
 #include "basic/parse-util.h"
 
@@ -80,45 +81,22 @@ DmRaidHealth dm_raid_health_from_char(char c) {
         return _DM_RAID_HEALTH_INVALID;
 }
 
-/* Tokenizer over a const string: next whitespace-separated token into buf (size n).
- * Returns 1 with a token, 0 at the end, -ERANGE if the token does not fit. */
-static int next_token(const char **p, char *buf, size_t n) {
-        const char *s = *p;
-        size_t l = 0;
-
-        while (isspace((unsigned char) *s))
-                s++;
-        if (!*s) {
-                *p = s;
-                return 0;
-        }
-        while (s[l] && !isspace((unsigned char) s[l]))
-                l++;
-        *p = s + l;
-        if (l >= n)
-                return -ERANGE;
-        memcpy(buf, s, l);
-        buf[l] = 0;
-        return 1;
-}
-
 /* A number token; a token too long for any 64-bit number is -ERANGE if all digits. */
 static int next_u64(const char **p, uint64_t *ret) {
         char buf[32];
-        const char *start = *p;
-        int r;
+        const char *w;
+        size_t l;
 
-        r = next_token(p, buf, sizeof(buf));
-        if (r == 0)
+        if (!string_next_word(p, &w, &l))
                 return -EINVAL;
-        if (r == -ERANGE) {
-                while (isspace((unsigned char) *start))
-                        start++;
-                for (const char *q = start; q < *p; q++)
-                        if (!isdigit((unsigned char) *q))
+        if (l >= sizeof(buf)) {
+                for (size_t i = 0; i < l; i++)
+                        if (!isdigit((unsigned char) w[i]))
                                 return -EINVAL;
                 return -ERANGE;
         }
+        memcpy(buf, w, l);
+        buf[l] = 0;
         return parse_u64_strict(buf, ret);
 }
 
@@ -144,7 +122,7 @@ int dm_parse_target_line(const char *line, DmTargetLine *ret) {
         r = next_u64(&p, &t.length_sectors);
         if (r < 0)
                 return r;
-        r = next_token(&p, t.target_type_name, sizeof(t.target_type_name));
+        r = string_next_word_copy(&p, t.target_type_name, sizeof(t.target_type_name));
         if (r == 0)
                 return -EINVAL;
         if (r < 0)
@@ -180,7 +158,7 @@ static int raid_parse_devices(const char **p, DmRaidStatus *s) {
                 return -ERANGE;
         s->n_devices = (unsigned) n;
 
-        r = next_token(p, tok, sizeof(tok));
+        r = string_next_word_copy(p, tok, sizeof(tok));
         if (r <= 0) /* none, or longer than any valid health string */
                 return -EINVAL;
         if (strlen(tok) != s->n_devices)
@@ -197,7 +175,7 @@ static int raid_parse_sync(const char **p, DmRaidStatus *s) {
         char tok[RAID_TOKEN_MAX], *slash;
         int r;
 
-        r = next_token(p, tok, sizeof(tok));
+        r = string_next_word_copy(p, tok, sizeof(tok));
         if (r <= 0)
                 return -EINVAL;
         slash = strchr(tok, '/');
@@ -211,7 +189,7 @@ static int raid_parse_sync(const char **p, DmRaidStatus *s) {
         if (r < 0)
                 return r;
 
-        r = next_token(p, tok, sizeof(tok));
+        r = string_next_word_copy(p, tok, sizeof(tok));
         if (r <= 0)
                 return -EINVAL;
         if (!is_type_name(tok))
@@ -229,14 +207,14 @@ static int raid_parse_optional(const char **p, DmRaidStatus *s) {
         char tok[RAID_TOKEN_MAX];
         int r;
 
-        r = next_token(p, tok, sizeof(tok));
+        r = string_next_word_copy(p, tok, sizeof(tok));
         if (r < 0)
                 return -ERANGE;
         if (r > 0) {
                 r = parse_u64_strict(tok, &s->mismatch_cnt);
                 if (r < 0)
                         return r;
-                r = next_token(p, tok, sizeof(tok));
+                r = string_next_word_copy(p, tok, sizeof(tok));
                 if (r < 0)
                         return -ERANGE;
         }
@@ -244,7 +222,7 @@ static int raid_parse_optional(const char **p, DmRaidStatus *s) {
                 r = parse_u64_strict(tok, &s->data_offset_sectors);
                 if (r < 0)
                         return r;
-                r = next_token(p, tok, sizeof(tok));
+                r = string_next_word_copy(p, tok, sizeof(tok));
                 if (r < 0)
                         return -EINVAL;
         }
@@ -267,7 +245,7 @@ int dm_raid_status_parse(const char *params, DmRaidStatus *ret) {
         if (!params)
                 return -EINVAL;
 
-        r = next_token(&p, s.raid_type, sizeof(s.raid_type));
+        r = string_next_word_copy(&p, s.raid_type, sizeof(s.raid_type));
         if (r <= 0)
                 return r == 0 ? -EINVAL : r;
         if (!is_type_name(s.raid_type))

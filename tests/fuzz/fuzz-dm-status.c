@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Fuzz the device-mapper text parsers: target lines, dm-raid status (both on the whole input and
- * on the params of a parsed line), LVM uuid and name splitting, sub-LV folding, and the binary
- * DM_LIST_DEVICES reply (the raw input as the ioctl buffer). */
+ * on the params of a parsed line), the target judges (the input as status, and as status and
+ * table), LVM uuid and name splitting, sub-LV folding, and the binary DM_LIST_DEVICES reply (the
+ * raw input as the ioctl buffer). */
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/dm-judge.h"
 #include "model/dm-list.h"
 #include "model/dm.h"
 
@@ -17,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         DmTargetLine l;
         DmRaidStatus st;
         LvmUuid u;
+        DmJudgement j;
 
         if (!s)
                 return 0;
@@ -34,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
         if (dm_raid_status_parse(s, &st) == 0)
                 (void) dm_raid_status_count(&st, DM_RAID_HEALTH_ALIVE_NOT_IN_SYNC);
+        dm_judge(s, NULL, NULL, NULL, &j);
+        dm_judge(s, s, NULL, NULL, &j);
         (void) lvm_uuid_split(s, &u);
         if (lvm_name_split(s, &vg, &lv, &layer) == 0) {
                 if (lvm_sub_lv_parent(lv, &parent) == 1)

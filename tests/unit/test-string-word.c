@@ -2,6 +2,7 @@
 /* basic/string-word: words of kernel status lines, any whitespace separating (blanks, tabs, a
  * stray \r), without copying; table-driven with hand-written expectations. */
 
+#include <errno.h>
 #include <string.h>
 
 #include "basic/macro.h"
@@ -48,8 +49,31 @@ static void test_word_at(void) {
         ok(!string_word_is("activ", 5, "active"), "nor a longer word");
 }
 
+/* The copying form model/dm.c and model/dm-judge.c keep words with: a word that fills the buffer
+ * exactly (no room for the NUL) is -ERANGE and skipped, as a dm target name of 16 chars is. */
+static void test_next_word_copy(void) {
+        const char *s = "0 8192\tthin-pool  0123456789abcdef x", *p = s;
+        char buf[16] = "unchanged";
+
+        is_int(string_next_word_copy(&p, buf, sizeof(buf)), 1, "first word");
+        is_str(buf, "0", "first word is 0");
+        is_int(string_next_word_copy(&p, buf, sizeof(buf)), 1, "second word");
+        is_str(buf, "8192", "second word, tab-ended");
+        is_int(string_next_word_copy(&p, buf, sizeof(buf)), 1, "third word");
+        is_str(buf, "thin-pool", "third word");
+        is_int(string_next_word_copy(&p, buf, sizeof(buf)), -ERANGE, "16 chars do not fit 16");
+        is_str(buf, "thin-pool", "buffer untouched by a word that does not fit");
+        is_int(string_next_word_copy(&p, buf, sizeof(buf)), 1, "the word after it");
+        is_str(buf, "x", "... is x");
+        is_int(string_next_word_copy(&p, buf, sizeof(buf)), 0, "end");
+        ok(*p == 0, "at the NUL after the end");
+        p = "  ";
+        is_int(string_next_word_copy(&p, buf, 1), 0, "only blanks: end, whatever the size");
+}
+
 int main(void) {
         test_next_word();
         test_word_at();
+        test_next_word_copy();
         return tap_done();
 }
