@@ -42,12 +42,9 @@ static unsigned raid_figures_diff(RaidFigures *f, const Volume *v) {
 
         if (f->health != v->health)
                 what |= INVENTORY_CHANGE_HEALTH;
-        /* a judge's reason (which paths failed) and figures (pool usage) move within one health */
-        if (v->dm_judgement && (strcmp(f->judgement.reason, v->dm_judgement->reason) != 0 ||
-                                f->judgement.data_usage != v->dm_judgement->data_usage ||
-                                f->judgement.metadata_usage != v->dm_judgement->metadata_usage ||
-                                f->judgement.queueing != v->dm_judgement->queueing ||
-                                f->judgement.mismatches != v->dm_judgement->mismatches))
+        /* a judge's reason (which paths failed), figures (pool usage) and flags (needs_check
+         * under a read-only pool) move within one health */
+        if (v->dm_judgement && !dm_judgement_equal(&f->judgement, v->dm_judgement))
                 what |= INVENTORY_CHANGE_OTHER;
         if (f->raid_disks != v->raid_disks || f->degraded != v->degraded)
                 what |= INVENTORY_CHANGE_MEMBERS;

@@ -112,6 +112,7 @@ static void judge_thin_pool(const char **c, DmJudgement *j) {
         uint64_t u;
 
         if (!next_u64(c, &u)) {
+                j->failed = true;
                 judge_set(j, RAID_VERDICT_FAILED, "thin pool failed (metadata or device error)");
                 return;
         }
@@ -122,19 +123,23 @@ static void judge_thin_pool(const char **c, DmJudgement *j) {
                 return;
         }
         if (strcmp(mode, "out_of_data_space") == 0) {
+                j->out_of_data_space = true;
                 j->queueing = strcmp(nospace, "queue_if_no_space") == 0;
                 judge_set(j, RAID_VERDICT_FAILED,
                           j->queueing ? "thin pool out of data space: writes to new blocks are "
                                         "queued (writers hang)"
                                       : "thin pool out of data space: writes to new blocks fail");
-        } else if (strcmp(mode, "ro") == 0)
+        } else if (strcmp(mode, "ro") == 0) {
+                j->read_only = true;
                 judge_set(j, RAID_VERDICT_FAILED,
                           "thin pool read-only (metadata error or metadata full): writes fail");
-        else if (strcmp(mode, "rw") != 0)
+        } else if (strcmp(mode, "rw") != 0)
                 judge_set(j, RAID_VERDICT_UNKNOWN, "thin pool mode '%s' not understood", mode);
-        if (next_tok(c, check, sizeof(check)) && strcmp(check, "needs_check") == 0)
+        if (next_tok(c, check, sizeof(check)) && strcmp(check, "needs_check") == 0) {
+                j->needs_check = true;
                 judge_set(j, RAID_VERDICT_DEGRADED,
                           "thin pool metadata needs thin_check before the next activation");
+        }
 }
 
 /* snapshot, snapshot-merge: "<allocated>/<total> <metadata>" or "Invalid", "Merge failed",
@@ -148,15 +153,18 @@ static void judge_snapshot(const char **c, DmJudgement *j) {
         *c = c0;
         if (!next_tok(c, w, sizeof(w)))
                 judge_set(j, RAID_VERDICT_UNKNOWN, "snapshot status empty");
-        else if (strcmp(w, "Invalid") == 0)
+        else if (strcmp(w, "Invalid") == 0) {
+                j->invalid = true;
                 judge_set(
                         j, RAID_VERDICT_FAILED,
                         "snapshot invalid (its COW store overflowed or failed): its data is lost");
-        else if (strcmp(w, "Merge") == 0)
+        } else if (strcmp(w, "Merge") == 0) {
+                j->merge_failed = true;
                 judge_set(j, RAID_VERDICT_FAILED, "snapshot merge into the origin failed");
-        else if (strcmp(w, "Overflow") == 0)
+        } else if (strcmp(w, "Overflow") == 0) {
+                j->overflow = true;
                 judge_set(j, RAID_VERDICT_DEGRADED, "snapshot COW store full: writes to it fail");
-        else
+        } else
                 judge_set(j, RAID_VERDICT_UNKNOWN, "snapshot status '%s' not understood", w);
 }
 
@@ -294,17 +302,21 @@ static void judge_cache(const char **c, DmJudgement *j) {
                 memcpy(last, w, sizeof(last));
         }
         if (strcmp(last, "Fail") == 0 || strcmp(last, "Error") == 0 || !*prev) {
+                j->failed = true;
                 judge_set(j, RAID_VERDICT_FAILED, "cache failed (metadata or device error)");
                 return;
         }
-        if (strcmp(prev, "ro") == 0)
+        if (strcmp(prev, "ro") == 0) {
+                j->read_only = true;
                 judge_set(j, RAID_VERDICT_DEGRADED,
                           "cache metadata read-only (metadata error): no promotion or demotion");
-        else if (strcmp(prev, "rw") != 0)
+        } else if (strcmp(prev, "rw") != 0)
                 judge_set(j, RAID_VERDICT_UNKNOWN, "cache status not understood");
-        if (strcmp(last, "needs_check") == 0)
+        if (strcmp(last, "needs_check") == 0) {
+                j->needs_check = true;
                 judge_set(j, RAID_VERDICT_DEGRADED,
                           "cache metadata needs cache_check before the next activation");
+        }
 }
 
 /* writecache: "<error> <#blocks> <#free> <#under writeback> ..." (dm-writecache.c). */
@@ -314,8 +326,11 @@ static void judge_writecache(const char **c, DmJudgement *j) {
 
         if (!next_tok(c, w, sizeof(w)) || sscanf(w, "%d", &e) != 1)
                 judge_set(j, RAID_VERDICT_UNKNOWN, "writecache status not understood");
-        else if (e != 0)
-                judge_set(j, RAID_VERDICT_FAILED, "writecache error %d: writes fail", e);
+        else {
+                j->writecache_error = e;
+                if (e != 0)
+                        judge_set(j, RAID_VERDICT_FAILED, "writecache error %d: writes fail", e);
+        }
 }
 
 /* integrity: "<#mismatches> <provided data sectors> <recalculate position|->" (dm-integrity.c). */
@@ -327,6 +342,18 @@ static void judge_integrity(const char **c, DmJudgement *j) {
                 judge_set(j, RAID_VERDICT_DEGRADED,
                           "%llu checksum mismatches: reads of those sectors fail",
                           (unsigned long long) j->mismatches);
+}
+
+bool dm_judgement_equal(const DmJudgement *a, const DmJudgement *b) {
+        return a->verdict == b->verdict && strcmp(a->reason, b->reason) == 0 &&
+               a->target == b->target && a->data_usage == b->data_usage &&
+               a->metadata_usage == b->metadata_usage && a->queueing == b->queueing &&
+               a->paths == b->paths && a->paths_failed == b->paths_failed &&
+               a->mismatches == b->mismatches && a->failed == b->failed &&
+               a->read_only == b->read_only && a->out_of_data_space == b->out_of_data_space &&
+               a->needs_check == b->needs_check && a->invalid == b->invalid &&
+               a->merge_failed == b->merge_failed && a->overflow == b->overflow &&
+               a->corrupted == b->corrupted && a->writecache_error == b->writecache_error;
 }
 
 bool dm_target_is_judged(DmTargetType t) {
@@ -371,8 +398,10 @@ static void judge_line(const DmTargetLine *l, const char *table_params, const Na
                 judge_thin_pool(&c, j);
                 return;
         case DM_TARGET_THIN:
-                if (next_tok(&c, w, sizeof(w)) && strcmp(w, "Fail") == 0)
+                if (next_tok(&c, w, sizeof(w)) && strcmp(w, "Fail") == 0) {
+                        j->failed = true;
                         judge_set(j, RAID_VERDICT_FAILED, "thin volume failed (its pool failed)");
+                }
                 return;
         case DM_TARGET_SNAPSHOT:
         case DM_TARGET_SNAPSHOT_MERGE:
@@ -397,8 +426,10 @@ static void judge_line(const DmTargetLine *l, const char *table_params, const Na
                 judge_integrity(&c, j);
                 return;
         case DM_TARGET_VERITY:
-                if (next_tok(&c, w, sizeof(w)) && strcmp(w, "C") == 0)
+                if (next_tok(&c, w, sizeof(w)) && strcmp(w, "C") == 0) {
+                        j->corrupted = true;
                         judge_set(j, RAID_VERDICT_FAILED, "verity found corrupted data");
+                }
                 return;
         case DM_TARGET_LINEAR:
         case DM_TARGET_RAID:

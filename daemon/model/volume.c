@@ -10,6 +10,7 @@
 
 #include "basic/json-util.h"
 #include "basic/string-table.h"
+#include "model/dm-judge.h"
 #include "model/dm.h"
 #include "model/md.h"
 #include "basic/sysfs.h"
@@ -327,6 +328,89 @@ static int add_md_fields(json_object *o, const Volume *v) {
         return 0;
 }
 
+static json_object *ratio_or_null(double x) {
+        return x >= 0 ? json_number_new(x) : NULL;
+}
+
+/* The target judge's figures as dm.<target> (docs/json.md), named and scaled as their /metrics
+ * series (report/metrics-dm.c: storpulse_thin_pool_data_usage_ratio is
+ * dm.thin_pool.data_usage_ratio): ratios 0..1, null when the status has none. t is consumed;
+ * targets without figures add nothing. */
+static int add_dm_figures(json_object *dm, json_object *t, const DmJudgement *j) {
+        const char *key = NULL;
+        bool fail = false;
+
+        switch (j->target) {
+        case DM_TARGET_THIN_POOL:
+                key = "thin_pool";
+                fail = json_add(t, "data_usage_ratio", ratio_or_null(j->data_usage)) < 0 ||
+                       json_add(t, "metadata_usage_ratio", ratio_or_null(j->metadata_usage)) < 0 ||
+                       json_add_bool(t, "failed", j->failed) < 0 ||
+                       json_add_bool(t, "read_only", j->read_only) < 0 ||
+                       json_add_bool(t, "out_of_data_space", j->out_of_data_space) < 0 ||
+                       json_add_bool(t, "needs_check", j->needs_check) < 0 ||
+                       json_add_bool(t, "queueing", j->queueing) < 0;
+                break;
+        case DM_TARGET_THIN:
+                key = "thin";
+                fail = json_add_bool(t, "failed", j->failed) < 0;
+                break;
+        case DM_TARGET_SNAPSHOT:
+        case DM_TARGET_SNAPSHOT_MERGE:
+                key = "snapshot";
+                fail = json_add(t, "usage_ratio", ratio_or_null(j->data_usage)) < 0 ||
+                       json_add_bool(t, "invalid", j->invalid) < 0 ||
+                       json_add_bool(t, "merge_failed", j->merge_failed) < 0 ||
+                       json_add_bool(t, "overflow", j->overflow) < 0;
+                break;
+        case DM_TARGET_MULTIPATH:
+                key = "multipath";
+                fail = json_add_u64(t, "paths", j->paths) < 0 ||
+                       json_add_u64(t, "paths_failed", j->paths_failed) < 0 ||
+                       json_add_bool(t, "queueing", j->queueing) < 0;
+                break;
+        case DM_TARGET_INTEGRITY:
+                key = "integrity";
+                fail = json_add_u64_if(t, "mismatches", j->mismatches != DM_UNSET, j->mismatches) <
+                       0;
+                break;
+        case DM_TARGET_CACHE:
+                key = "cache";
+                fail = json_add_bool(t, "failed", j->failed) < 0 ||
+                       json_add_bool(t, "read_only", j->read_only) < 0 ||
+                       json_add_bool(t, "needs_check", j->needs_check) < 0;
+                break;
+        case DM_TARGET_WRITECACHE:
+                key = "writecache";
+                fail = json_add_int(t, "error", j->writecache_error) < 0;
+                break;
+        case DM_TARGET_VERITY:
+                key = "verity";
+                fail = json_add_bool(t, "corrupted", j->corrupted) < 0;
+                break;
+        case DM_TARGET_LINEAR:
+        case DM_TARGET_STRIPED:
+        case DM_TARGET_MIRROR:
+        case DM_TARGET_RAID:
+        case DM_TARGET_SNAPSHOT_ORIGIN:
+        case DM_TARGET_CRYPT:
+        case DM_TARGET_VDO:
+        case DM_TARGET_DELAY:
+        case DM_TARGET_FLAKEY:
+        case DM_TARGET_ERROR:
+        case DM_TARGET_ZERO:
+        case DM_TARGET_UNKNOWN:
+        case _DM_TARGET_TYPE_MAX:
+        case _DM_TARGET_TYPE_INVALID:
+                break;
+        }
+        if (fail || !key) {
+                json_object_put(t);
+                return fail ? -ENOMEM : 0;
+        }
+        return json_add(dm, key, t);
+}
+
 static int add_dm_fields(json_object *o, const Volume *v) {
         json_object *dm = json_object_new_object();
         char journal[2] = {};
@@ -349,6 +433,12 @@ static int add_dm_fields(json_object *o, const Volume *v) {
             json_add_str(dm, "target", v->dm_target) < 0 ||
             json_add_bool(dm, "suspended", v->dm_suspended) < 0)
                 return -ENOMEM;
+        if (v->dm_judgement) {
+                json_object *t = json_object_new_object();
+
+                if (!t || add_dm_figures(dm, t, v->dm_judgement) < 0)
+                        return -ENOMEM;
+        }
         if (!v->dm_raid)
                 return json_add(dm, "raid", NULL);
 

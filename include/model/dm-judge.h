@@ -44,7 +44,18 @@ typedef struct DmJudgement {
         bool queueing;         /* multipath without a path, or out-of-space thin pool, queueing */
         unsigned paths, paths_failed; /* multipath */
         uint64_t mismatches;          /* integrity; DM_UNSET when not an integrity target */
+        /* the kernel's words behind the verdict, for the JSON (dm.<target>, docs/json.md) */
+        bool failed;            /* thin-pool, thin, cache: the status is "Fail" or "Error" */
+        bool read_only;         /* thin-pool mode `ro`, cache metadata `ro` */
+        bool out_of_data_space; /* thin-pool mode `out_of_data_space` */
+        bool needs_check;       /* thin-pool, cache: `needs_check` */
+        bool invalid, merge_failed, overflow; /* snapshot: "Invalid", "Merge failed", "Overflow" */
+        bool corrupted;                       /* verity: `C` */
+        int writecache_error;                 /* writecache's error indicator, 0 none */
 } DmJudgement;
+
+/* Whether a and b hold the same verdict, reason and figures (a re-read changed nothing). */
+bool dm_judgement_equal(const DmJudgement *a, const DmJudgement *b) _pure_;
 
 /* Whether a target's status carries health that dm_judge() reads (all above but raid). */
 bool dm_target_is_judged(DmTargetType t) _const_;

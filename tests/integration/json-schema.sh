@@ -44,6 +44,40 @@ check "probe --json lines validate" python3 "$SCHEMA_CHECK" probe_line "$SCRATCH
 
 # ---- watch --json ----------------------------------------------------------------------------
 bounded 30 "$CTL" watch --json --root "$FIX/md-raid1-check" --count 1 --timeout 20 \
+# ---- volumes --json: the dm judges' figures (dm.<target>) -------------------------------------
+# No fixture tree holds a thin pool, snapshot or multipath device: each VM-captured status line
+# of tests/fixtures/parsers/dm (with its table) stands in for the striped LV's of a copy of
+# lvm-striped. The figures validate, and the full queueing pool's are the kernel's own
+# (128/128 data blocks: 1; 112/1024 metadata blocks: 0.109375; out_of_data_space,
+# queue_if_no_space).
+for st in thin-pool-full-queue:thin-pool thin-pool-empty:thin-pool snapshot-used:snapshot \
+        snapshot-invalid:snapshot multipath-one-failed:multipath-queue \
+        multipath-all-failed:multipath-noqueue; do
+        s=${st%%:*} t=${st#*:}
+        rm -rf "$SCRATCH/dmtree"
+        cp -a "$FIX/lvm-striped" "$SCRATCH/dmtree"
+        cp "$FIX/parsers/dm/$s.status" "$SCRATCH/dmtree/dm/vg0-st.status"
+        cp "$FIX/parsers/dm/$t.table" "$SCRATCH/dmtree/dm/vg0-st.table"
+        "$CTL" volumes --json --no-controller-cli --root "$SCRATCH/dmtree" >"$SCRATCH/dm-$s.json" \
+                2>/dev/null || { tap_ok 1 "volumes --json with $s"; continue; }
+        check "volumes --json with $s validates" \
+                python3 "$SCHEMA_CHECK" volumes "$SCRATCH/dm-$s.json"
+done
+check "thin pool out of data space: the kernel's figures in dm.thin_pool" python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))[0]
+want = {"data_usage_ratio": 1, "metadata_usage_ratio": 0.109375, "out_of_data_space": True,
+        "queueing": True, "failed": False, "read_only": False, "needs_check": False}
+got = v["dm"].get("thin_pool")
+print(v["state"], got, file=sys.stderr)
+sys.exit(0 if got == want and v["state"] == "failed" else 1)' "$SCRATCH/dm-thin-pool-full-queue.json"
+check "multipath with both paths F: dm.multipath 2 paths, 2 failed, not queueing" python3 -c '
+import json, sys
+g = json.load(open(sys.argv[1]))[0]["dm"].get("multipath")
+print(g, file=sys.stderr)
+sys.exit(0 if g == {"paths": 2, "paths_failed": 2, "queueing": False} else 1)' \
+        "$SCRATCH/dm-multipath-all-failed.json"
+
         >"$SCRATCH/w.json" 2>/dev/null
 check "watch --json lines validate" python3 "$SCHEMA_CHECK" watch_line "$SCRATCH/w.json" --lines
 

@@ -100,3 +100,43 @@ dm_name_of() {
 status_shows() {
         dmsetup status "$1" 2>/dev/null | grep -Eq "$2"
 }
+
+# figures_check VOLEXPR DMNAME: Python for dm_check: the dm.<target> figures of the volume
+# VOLEXPR (e.g. "lv('vgt', 'pe')") against the kernel's `dmsetup status DMNAME` line, read now
+# and parsed here by its documented format (thin-pool, snapshot, multipath), not by storpulse.
+figures_check() {
+        local s
+        s=$(dmsetup status "$2") || fail "dmsetup status $2"
+        cat <<PY
+import re
+K = '''$s'''.split()
+d = ($1)['dm']
+def r(x):
+    a, b = x.split('/')
+    return int(a) / int(b)
+def near(x, want, what):
+    ok(isinstance(x, (int, float)) and abs(x - want) < 1e-9, '%s: %r, the kernel %r' % (what, x, want))
+if K[2] == 'thin-pool':
+    t = d['thin_pool']
+    near(t['metadata_usage_ratio'], r(K[4]), 'metadata usage (%s)' % K[4])
+    near(t['data_usage_ratio'], r(K[5]), 'data usage (%s)' % K[5])
+    eq(t['out_of_data_space'], K[7] == 'out_of_data_space', 'out_of_data_space (%s)' % K[7])
+    eq(t['read_only'], K[7] == 'ro', 'read_only (%s)' % K[7])
+    eq(t['queueing'], K[7] == 'out_of_data_space' and K[9] == 'queue_if_no_space', 'queueing')
+    eq(t['needs_check'], K[10] == 'needs_check', 'needs_check (%s)' % K[10])
+elif K[2] == 'snapshot':
+    t = d['snapshot']
+    if '/' in K[3]:
+        near(t['usage_ratio'], r(K[3]), 'snapshot usage (%s)' % K[3])
+    else:
+        eq(t['usage_ratio'], None, 'no usage (%s)' % K[3])
+    eq(t['invalid'], K[3] == 'Invalid', 'invalid (%s)' % K[3])
+elif K[2] == 'multipath':
+    t = d['multipath']
+    st = [K[i + 1] for i in range(len(K) - 1) if re.fullmatch(r'\d+:\d+', K[i])]
+    eq(t['paths'], len(st), 'paths (%s)' % st)
+    eq(t['paths_failed'], st.count('F'), 'failed paths (%s)' % st)
+else:
+    ok(False, 'no figures for %s' % K[2])
+PY
+}

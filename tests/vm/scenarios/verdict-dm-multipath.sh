@@ -34,6 +34,7 @@ v = vol('$mp')
 eq(v['verdict'], 'degraded', 'mp verdict')
 ok('$n1' in v['verdict_reason'], 'reason names $n1: %r' % v['verdict_reason'])
 ok('$n2' not in v['verdict_reason'], 'reason does not name $n2: %r' % v['verdict_reason'])
+$(figures_check "vol('$mp')" mp)
 "
 metrics_has "storpulse_volume_health\\{volume=\"$mp\"(,[a-z]+=\"[^\"]*\")*,state=\"degraded\"\\} 1" "mp degraded"
 event_has "$mp: .* is degraded" "degraded event"
@@ -43,6 +44,8 @@ dm_check mp-all "every path failed, queue_if_no_path: failed, I/O queued" "
 v = vol('$mp')
 eq(v['verdict'], 'failed', 'mp verdict')
 ok('queued' in v['verdict_reason'], 'reason says queued: %r' % v['verdict_reason'])
+$(figures_check "vol('$mp')" mp)
+eq(v['dm']['multipath']['queueing'], True, 'queueing (queue_if_no_path in the table)')
 "
 metrics_has "storpulse_volume_health\\{volume=\"$mp\"(,[a-z]+=\"[^\"]*\")*,state=\"failed\"\\} 1" "mp failed"
 metrics_has "storpulse_multipath_queueing\\{volume=\"$mp\"[^}]*\\} 1" "mp queueing"

@@ -18,6 +18,7 @@ dmsetup status vgs-snap
 dm_daemon_start
 dm_check snap-used "snapshot valid, partly used: ok" "
 eq(lv('vgs', 'snap')['verdict'], 'ok', 'snap verdict')
+$(figures_check "lv('vgs', 'snap')" vgs-snap)
 "
 metrics_has 'storpulse_snapshot_usage_ratio\{volume="[^"]+",vg="vgs",lv="snap"\} 0\.[0-9]' "snapshot usage"
 log "overflow the snapshot"
@@ -29,6 +30,7 @@ s = lv('vgs', 'snap')
 eq(s['verdict'], 'failed', 'snap verdict')
 ok('invalid' in s['verdict_reason'], 'reason: %r' % s['verdict_reason'])
 eq(lv('vgs', 'origin')['state'], 'ok', 'origin still ok (state)')
+$(figures_check "lv('vgs', 'snap')" vgs-snap)
 "
 metrics_has 'storpulse_volume_problem\{volume="[^"]+"(,[a-z]+="[^"]*")*\} 1' "a problem series"
 event_has 'has failed \(.*invalid' "failed event naming the reason"

@@ -2,7 +2,7 @@
 # Thin pools filled on the real kernel: one with error_if_no_space (writes to new blocks fail at
 # once), one that queues (writers hang until no_space_timeout); both pools say
 # out_of_data_space in their status and are failed, the queueing one says so; data usage is
-# a /metrics figure.
+# a /metrics figure, and the JSON's dm.thin_pool figures are the kernel's status line's.
 # shellcheck disable=SC2016
 source ../lib.sh
 source ./verdict-dm-common.sh
@@ -28,6 +28,7 @@ STORPULSE_CONTROLLER_TEST=1 ctl volumes || true
 dm_check thin-before "pools and thin LVs ok while there is room" "
 for n in ('pe', 'pq', 'te', 'tq'):
     eq(lv('vgt', n)['verdict'], 'ok', n + ' verdict')
+$(figures_check "lv('vgt', 'pe')" vgt-pe-tpool)
 "
 log "fill pool pe (error_if_no_space)"
 dd if=/dev/urandom of=/dev/vgt/te bs=1M count=12 oflag=direct status=none 2>&1 | head -n 2
@@ -39,6 +40,7 @@ eq(p['verdict'], 'failed', 'pe verdict')
 ok('out of data space' in p['verdict_reason'], 'reason: %r' % p['verdict_reason'])
 ok('fail' in p['verdict_reason'], 'reason says writes fail: %r' % p['verdict_reason'])
 eq(lv('vgt', 'pq')['verdict'], 'ok', 'pq still ok')
+$(figures_check "lv('vgt', 'pe')" vgt-pe-tpool)
 "
 metrics_has 'storpulse_thin_pool_data_usage_ratio\{volume="[^"]+",vg="vgt",lv="pe"\} 1$' "pe data usage 1"
 metrics_has 'storpulse_thin_pool_metadata_usage_ratio\{volume="[^"]+",vg="vgt",lv="pe"\} 0\.[0-9]' "pe metadata usage"
@@ -54,6 +56,7 @@ dm_check thin-full-queue "pool pq out of data space, queueing: failed, writers h
 p = lv('vgt', 'pq')
 eq(p['verdict'], 'failed', 'pq verdict')
 ok('queued' in p['verdict_reason'], 'reason says I/O is queued: %r' % p['verdict_reason'])
+$(figures_check "lv('vgt', 'pq')" vgt-pq-tpool)
 "
 metrics_has 'storpulse_thin_pool_data_usage_ratio\{volume="[^"]+",vg="vgt",lv="pq"\} 1$' "pq data usage 1"
 # release the writer: error mode ends the queue
