@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/perf-report.h"
 #include "report/perf-metrics.h"
 
 void perf_report_baseline(const PerfMonitor *pm, const char *volume, unsigned min_samples,
@@ -115,9 +116,11 @@ static void baseline_families(MetricsWriter *w, const PerfMonitor *pm, const cha
                                 baseline_get_stat(b, judged[k], 1, &st);
                                 if (!(st.median > 0) || !isfinite(last.v[judged[k]]))
                                         continue;
+                                /* label values: the report's names (docs/json.md), not the
+                                 * baseline file's internal ones (seq_bytes_per_sec, lat_p50_ns) */
                                 metrics_writer_sample(w, "", last.v[judged[k]] / st.median,
                                                       "volume", names[i], "metric",
-                                                      baseline_metric_to_string(judged[k]), NULL);
+                                                      perf_report_metric_name(judged[k]), NULL);
                         }
                 }
                 metrics_writer_family(w, "storpulse_baseline_samples", METRIC_GAUGE,
