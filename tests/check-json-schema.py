@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Validate one JSON output against tests/schema/storpulse.schema.json and the rules of
 # docs/json.md that a JSON Schema cannot say: no key names a unit other than the schema's
-# (`_usec`, `_ns`, `_ms`, `_per_sec` ...), and no non-integer number carries more than 10
+# (`_usec`, `_ns`, `_ms`, `_per_sec` ...) and none leaves its unit out (a bare `seconds` or
+# `time`, a `*_size` without `_bytes`), and no non-integer number carries more than 10
 # significant digits (read from the printed text, not the parsed float).
 #   check-json-schema.py DEFINITION FILE [--lines]
 # --lines: FILE holds one document per line. Exit 0 valid, 1 with a message per problem.
@@ -15,7 +16,7 @@ import jsonschema  # Debian: python3-jsonschema (build-aux/install-deps.sh --tes
 
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema",
                       "storpulse.schema.json")
-BAD_KEY = re.compile(r"(_usec|_ns|_ms|_sec|_per_sec|_msec|_kb|_mb|usec)$")
+BAD_KEY = re.compile(r"(_usec|_ns|_ms|_sec|_per_sec|_msec|_kb|_mb|usec|_size|^seconds|^time)$")
 # md's own units, named as md names them (docs/json.md)
 ALLOWED = {"sync_speed_min_kib_per_second", "sync_speed_max_kib_per_second"}
 
@@ -39,7 +40,7 @@ def check_doc(text, definition, validator, where):
         if isinstance(o, dict):
             for k, v in o.items():
                 if BAD_KEY.search(k) and k not in ALLOWED:
-                    problems.append(f"{where}: key {path}.{k} names a unit outside the schema")
+                    problems.append(f"{where}: key {path}.{k} names a unit outside the schema, or none")
                 walk(v, f"{path}.{k}")
         elif isinstance(o, list):
             for i, v in enumerate(o):

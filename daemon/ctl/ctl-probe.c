@@ -17,13 +17,14 @@
  *
  * JSON per target (one line): path (see ctl-util.h for names that are not UTF-8), state (ok |
  * error | stalled | unusable | usage), error (text, when unusable/usage/stalled without a
- * result), kind (block | file), size_bytes, logical_block_size, sparse and allocated_bytes
+ * result), kind (block | file), size_bytes, logical_block_size_bytes, sparse and allocated_bytes
  * (files); for each phase sequential / random / random_deep (null when it did not run): state,
- * block_size, queue_depth, ios, bytes, seconds, bytes_per_second, iops, errors, short_reads,
- * retries, latency_seconds {p50, p90, p99, p999, min, max, mean}; then errors, error_offsets
- * [{offset, sector, error}] (the first 16; sector = offset / 512, as dmesg and mdadm print
- * them), error_offsets_omitted, notes [text], cpu_seconds, cpu_user_seconds, cpu_system_seconds,
- * cpu_percent, seconds. Latency is per read, submit to reap (fio's "lat"). */
+ * block_size_bytes, queue_depth, ios, bytes, duration_seconds, bytes_per_second, iops, errors,
+ * short_reads, retries, latency_seconds {p50, p90, p99, p999, min, max, mean}; then errors,
+ * error_offsets [{offset, sector, error}] (the first 16; sector = offset / 512, as dmesg and
+ * mdadm print them), error_offsets_omitted, notes [text], cpu_seconds, cpu_user_seconds,
+ * cpu_system_seconds, cpu_percent, duration_seconds (docs/json.md: units in the name). Latency
+ * is per read, submit to reap (fio's "lat"). */
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -261,11 +262,12 @@ static json_object *json_phase(const ProbePhaseResult *ph) {
         o = json_object_new_object();
         json_object_object_add(o, "state",
                                json_object_new_string(probe_state_to_string(ph->state)));
-        json_object_object_add(o, "block_size", json_object_new_int64(ph->block_size));
+        json_object_object_add(o, "block_size_bytes", json_object_new_int64(ph->block_size));
         json_object_object_add(o, "queue_depth", json_object_new_int64(ph->queue_depth));
         json_object_object_add(o, "ios", json_object_new_int64((int64_t) ph->ios));
         json_object_object_add(o, "bytes", json_object_new_int64((int64_t) ph->bytes));
-        json_object_object_add(o, "seconds", json_number_new((double) ph->elapsed_ns / 1e9));
+        json_object_object_add(o, "duration_seconds",
+                               json_number_new((double) ph->elapsed_ns / 1e9));
         json_object_object_add(o, "bytes_per_second",
                                json_number_new(probe_phase_bytes_per_second(ph)));
         json_object_object_add(o, "iops", json_number_new(probe_phase_iops(ph)));
@@ -321,7 +323,8 @@ static void json_add_result(json_object *j, const ProbeResult *r, const Notes *n
                                r->cpu_wait_ns != NSEC_INFINITY
                                        ? json_number_new((double) r->cpu_wait_ns / 1e9)
                                        : NULL);
-        json_object_object_add(j, "seconds", json_number_new((double) r->elapsed_ns / 1e9));
+        json_object_object_add(j, "duration_seconds",
+                               json_number_new((double) r->elapsed_ns / 1e9));
 }
 
 static void print_json(const char *path, const ProbeRunnerOutcome *o, const char *state,
@@ -339,7 +342,7 @@ static void print_json(const char *path, const ProbeRunnerOutcome *o, const char
                         j, "kind",
                         json_object_new_string(probe_target_kind_to_string(o->info.kind)));
                 json_object_object_add(j, "size_bytes", json_object_new_uint64(o->info.size_bytes));
-                json_object_object_add(j, "logical_block_size",
+                json_object_object_add(j, "logical_block_size_bytes",
                                        json_object_new_int64(o->info.logical_block_size));
                 if (o->info.kind == PROBE_TARGET_FILE) {
                         json_object_object_add(j, "sparse",

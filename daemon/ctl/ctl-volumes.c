@@ -9,7 +9,7 @@
  *
  * --json prints an array of objects, one per visible volume, name order. Keys (volume.c):
  *   name kind path size_bytes state (ok|degraded|failed|unknown) kernel_state members holders
- *   read_only major_minor logical_block_size rotational
+ *   read_only major_minor logical_block_size_bytes rotational
  *   partitions: parent partition_number
  *   arrays (md, dm-raid): level raid_disks degraded (count of missing/dead legs) sync_action
  *     sync_delayed sync_progress (0..1|null) sync_completed_sectors sync_total_sectors

@@ -9,9 +9,11 @@
  * inventory through udev events on the live system and through a rescan every --interval (on a
  * fixture tree, the only way). Every rebuild event is one line on stdout, flushed at once:
  *   text: "2026-12-02T11:30:00.123Z md0 started check info: check started"
- *   json: {"time":..., "array":..., "event":..., "operation":..., "reason":..., "progress":...,
- *          "percent":..., "speed_bytes_per_second":..., "eta_seconds":..., "duration_seconds":...,
- *          "mismatch_count":..., "severity":..., "message":...}   (unknown numbers are null)
+ *   json: {"timestamp_seconds":..., "array":..., "event":..., "operation":..., "reason":...,
+ *          "progress":..., "percent":..., "speed_bytes_per_second":..., "eta_seconds":...,
+ *          "duration_seconds":..., "mismatch_count":..., "severity":..., "message":...}
+ *   (docs/json.md: the time as seconds since the epoch, progress 0..1, percent the 10 % mark;
+ *   unknown numbers are null)
  * Arrays vanishing go to stderr as notices; how each is watched is a debug line (--verbose), e.g.
  * "storpulsectl watch: md0: watching 6 attributes, 6 event-driven" (0: safety net only).
  * Exit codes: 0 after --count events, a signal, or the --timeout when no --count was given;
@@ -24,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 
 #include "basic/json-util.h"
@@ -61,18 +62,18 @@ typedef struct Ctx {
         bool output_failed; /* stdout cannot be written: exiting with CTL_EXIT_OUTPUT */
 } Ctx;
 
-static void format_time(char *buf, size_t size) {
-        struct timeval tv;
+/* realtime_usec (CLOCK_REALTIME) as "2026-12-02T11:30:00.123Z". */
+static void format_time(char *buf, size_t size, usec_t realtime_usec) {
+        time_t sec = (time_t) (realtime_usec / USEC_PER_SEC);
         struct tm tm;
 
-        (void) gettimeofday(&tv, NULL);
-        if (!gmtime_r(&tv.tv_sec, &tm)) {
+        if (!gmtime_r(&sec, &tm)) {
                 (void) snprintf(buf, size, "unknown");
                 return;
         }
         (void) snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                        (int) (tv.tv_usec / 1000));
+                        (int) (realtime_usec % USEC_PER_SEC / 1000));
 }
 
 /* A non-negative figure rounded to `digits` decimals, or null for the "unknown" (-1) convention. */
@@ -80,13 +81,13 @@ static struct json_object *json_num_or_null(double v, unsigned digits) {
         return v >= 0 ? json_number_new_rounded(v, digits) : NULL;
 }
 
-static void print_json(const char *when, const char *array, const RebuildEvent *ev,
+static void print_json(usec_t realtime_usec, const char *array, const RebuildEvent *ev,
                        const char *msg) {
         struct json_object *o = json_object_new_object();
 
         if (!o)
                 return;
-        json_object_object_add(o, "time", json_object_new_string(when));
+        (void) json_add_usec_as_seconds(o, "timestamp_seconds", realtime_usec, false);
         json_object_object_add(o, "array", json_object_new_string(array));
         json_object_object_add(o, "event",
                                json_object_new_string(rebuild_event_type_to_string(ev->type)));
@@ -116,12 +117,13 @@ static void print_json(const char *when, const char *array, const RebuildEvent *
 }
 
 static void print_event(Ctx *c, const char *array, const RebuildEvent *ev) {
+        usec_t t = now(CLOCK_REALTIME);
         char when[64], msg[256];
 
-        format_time(when, sizeof(when));
+        format_time(when, sizeof(when), t);
         rebuild_event_format(ev, msg, sizeof(msg));
         if (c->opt.json)
-                print_json(when, array, ev, msg);
+                print_json(t, array, ev, msg);
         else
                 printf("%s %s %s %s %s: %s\n", when, array, rebuild_event_type_to_string(ev->type),
                        rebuild_operation_to_string(ev->operation),

@@ -485,7 +485,7 @@ int volume_to_json(const Volume *v, json_object **ret) {
                 if (json_add_str(o, "major_minor", buf) < 0)
                         goto out_nomem;
         }
-        if (json_add(o, "logical_block_size",
+        if (json_add(o, "logical_block_size_bytes",
                      v->logical_block_size > 0 ? json_object_new_int64(v->logical_block_size)
                                                : NULL) < 0 ||
             json_add(o, "rotational",

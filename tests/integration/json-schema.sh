@@ -25,6 +25,15 @@ printf '{"source":"daemon","volumes":[],"x":{"time_usec":1,"v":0.100000000000000
 python3 "$SCHEMA_CHECK" report "$SCRATCH/old2.json" 2>"$SCRATCH/err"
 tap_ok $((! $?)) "the checker refuses a *_usec key and a 17-digit number"
 check "... and names both" bash -c "grep -q time_usec '$SCRATCH/err' && grep -q 0.10000000000000001 '$SCRATCH/err'"
+printf '{"path":"/dev/x","size_bytes":1,"state":"ok","errors":0,"error_offsets":[],"cpu_seconds":0,"logical_block_size":512,"seconds":1,"sequential":null}\n' \
+        >"$SCRATCH/old3.json"
+python3 "$SCHEMA_CHECK" probe_line "$SCRATCH/old3.json" 2>"$SCRATCH/err"
+tap_ok $((! $?)) "the checker refuses probe --json's old logical_block_size and seconds"
+check "... and names both" bash -c "grep -q logical_block_size '$SCRATCH/err' && grep -q '\.seconds' '$SCRATCH/err'"
+printf '{"time":"2026-12-06T08:00:25.034Z","array":"md0","event":"started","operation":"check","reason":"already-running","progress":0.0824,"percent":8,"speed_bytes_per_second":5505024,"eta_seconds":44.6,"duration_seconds":null,"mismatch_count":null,"severity":"info","message":"m"}\n' \
+        >"$SCRATCH/old4.json"
+python3 "$SCHEMA_CHECK" watch_line "$SCRATCH/old4.json" --lines 2>"$SCRATCH/err"
+tap_ok $((! $?)) "the checker refuses watch --json's old text time"
 
 # ---- volumes --json on every fixture tree ----------------------------------------------------
 for d in "$FIX"/*/; do
@@ -35,15 +44,6 @@ for d in "$FIX"/*/; do
         check "volumes --json on $n validates" python3 "$SCHEMA_CHECK" volumes "$SCRATCH/v.json"
 done
 
-# ---- probe --json: a loop device and a file --------------------------------------------------
-random_loop 16 "to probe"
-bounded 120 "$CTL" probe --json --no-progress --seq-bytes 4M --rand-count 50 "$dev" "$img" \
-        >"$SCRATCH/p.json" 2>"$SCRATCH/err"
-tap_ok $? "probe --json $dev $img"
-check "probe --json lines validate" python3 "$SCHEMA_CHECK" probe_line "$SCRATCH/p.json" --lines
-
-# ---- watch --json ----------------------------------------------------------------------------
-bounded 30 "$CTL" watch --json --root "$FIX/md-raid1-check" --count 1 --timeout 20 \
 # ---- volumes --json: the dm judges' figures (dm.<target>) -------------------------------------
 # No fixture tree holds a thin pool, snapshot or multipath device: each VM-captured status line
 # of tests/fixtures/parsers/dm (with its table) stands in for the striped LV's of a copy of
@@ -78,6 +78,15 @@ print(g, file=sys.stderr)
 sys.exit(0 if g == {"paths": 2, "paths_failed": 2, "queueing": False} else 1)' \
         "$SCRATCH/dm-multipath-all-failed.json"
 
+# ---- probe --json: a loop device and a file --------------------------------------------------
+random_loop 16 "to probe"
+bounded 120 "$CTL" probe --json --no-progress --seq-bytes 4M --rand-count 50 "$dev" "$img" \
+        >"$SCRATCH/p.json" 2>"$SCRATCH/err"
+tap_ok $? "probe --json $dev $img"
+check "probe --json lines validate" python3 "$SCHEMA_CHECK" probe_line "$SCRATCH/p.json" --lines
+
+# ---- watch --json ----------------------------------------------------------------------------
+bounded 30 "$CTL" watch --json --root "$FIX/md-raid1-check" --count 1 --timeout 20 \
         >"$SCRATCH/w.json" 2>/dev/null
 check "watch --json lines validate" python3 "$SCHEMA_CHECK" watch_line "$SCRATCH/w.json" --lines
 

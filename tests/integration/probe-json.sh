@@ -29,16 +29,16 @@ for line in 1 2; do
         check "$path: random_deep.iops > 0 at QD32" json_true "$SCRATCH/one.json" \
                 'j["random_deep"]["iops"] > 0 and j["random_deep"]["queue_depth"] == 32'
         check "$path: random QD1 4 KiB" json_true "$SCRATCH/one.json" \
-                'j["random"]["queue_depth"] == 1 and j["random"]["block_size"] == 4096'
+                'j["random"]["queue_depth"] == 1 and j["random"]["block_size_bytes"] == 4096'
         check "$path: errors 0" json_true "$SCRATCH/one.json" \
                 'j["errors"] == 0 and j["error_offsets"] == []'
         check "$path: percentiles ordered, > 0" json_true "$SCRATCH/one.json" \
                 '[j["random"]["latency_seconds"][k] for k in ("p50", "p90", "p99", "p999", "max")] == sorted(j["random"]["latency_seconds"][k] for k in ("p50", "p90", "p99", "p999", "max")) and j["random"]["latency_seconds"]["p50"] > 0'
         check "$path: cpu_seconds present and >= 0" \
-                json_true "$SCRATCH/one.json" 'j["cpu_seconds"] >= 0 and j["cpu_percent"] >= 0 and 0 <= j["cpu_wait_seconds"] <= j["seconds"]'
+                json_true "$SCRATCH/one.json" 'j["cpu_seconds"] >= 0 and j["cpu_percent"] >= 0 and 0 <= j["cpu_wait_seconds"] <= j["duration_seconds"]'
         check "$path: size_bytes 128 MiB" json_true "$SCRATCH/one.json" 'j["size_bytes"] == 128 << 20'
-        check "$path: logical_block_size plausible" \
-                json_true "$SCRATCH/one.json" 'j["logical_block_size"] in (512, 1024, 2048, 4096)'
+        check "$path: logical_block_size_bytes plausible" \
+                json_true "$SCRATCH/one.json" 'j["logical_block_size_bytes"] in (512, 1024, 2048, 4096)'
 done
 check "first object is the loop device" json_true "$out" "j['path'] == '$dev' and j['kind'] == 'block'"
 

@@ -52,8 +52,8 @@ if [ -n "$dev4k" ] && [ "$(blockdev --getss "$dev4k")" = 4096 ]; then
         bounded 60 "$CTL" probe --json --no-progress --seq-bytes 1M --rand-count 50 "$dev4k" \
                 >"$SCRATCH/out" 2>"$SCRATCH/err"
         tap_ok $? "4Kn: default sizes probe fine"
-        check "4Kn: logical_block_size 4096 reported" json_true "$SCRATCH/out" \
-                'j["logical_block_size"] == 4096 and j["errors"] == 0'
+        check "4Kn: logical_block_size_bytes 4096 reported" json_true "$SCRATCH/out" \
+                'j["logical_block_size_bytes"] == 4096 and j["errors"] == 0'
 else
         tap_ok 0 "4Kn # SKIP losetup --sector-size not supported"
 fi

@@ -49,7 +49,7 @@ rc=$?
 tap_ok $rc "probe of $dev: exit 0"
 read -r after _ <"/sys/block/$name/stat"
 check "probe read $mib MiB sequentially in 1 MiB reads" \
-        json_true "$SCRATCH/out.json" "j['sequential']['ios'] == $mib and j['sequential']['block_size'] == 1 << 20"
+        json_true "$SCRATCH/out.json" "j['sequential']['ios'] == $mib and j['sequential']['block_size_bytes'] == 1 << 20"
 requests=$((after - before))
 ratio=$(awk -v r="$requests" -v n="$reads" 'BEGIN { printf "%.3f", r / n }')
 diag <<<"device requests: $requests for $reads probe reads ($ratio per read)"

@@ -133,6 +133,7 @@ int main(void) {
         char cmd[700], root_arg[300];
         _cleanup_free_ char *text = NULL;
         pid_t pid;
+        time_t t_start, t_end;
         size_t line = 0;
 
         if (!fixtures)
@@ -145,6 +146,7 @@ int main(void) {
         is_int(system(cmd), 0, "copy the md-raid1-idle fixture");
         (void) snprintf(root_arg, sizeof(root_arg), "%s", root);
 
+        t_start = time(NULL);
         pid = spawn((char *[]){ (char *) "watch", (char *) "--json", (char *) "--root", root_arg,
                                 (char *) "--interval", (char *) "0.05", (char *) "--count",
                                 (char *) "11", (char *) "--timeout", (char *) "30",
@@ -182,10 +184,11 @@ int main(void) {
         copy_from(fixtures, "md-raid1-idle", "sys/class/block/md0/md/sync_completed");
         copy_from(fixtures, "md-raid1-idle", "sys/class/block/md0/md/sync_action");
         is_int(wait_exit(pid), 0, "exit 0 after --count 11 events");
+        t_end = time(NULL);
 
         ok(read_full_file_at(AT_FDCWD, out_path, &text, NULL) >= 0, "read output");
         for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL, line++) {
-                struct json_object *o;
+                struct json_object *o, *ts = NULL;
                 char got[128];
 
                 nl = strchr(p, '\n');
@@ -199,7 +202,17 @@ int main(void) {
                                 jstr(o, "operation"), jstr(o, "severity"));
                 is_str(got, line < ELEMENTSOF(expect) ? expect[line] : "(none)", "event %zu", line);
                 is_str(jstr(o, "array"), "md0", "line %zu array", line);
-                ok(jstr(o, "time") && jstr(o, "message"), "line %zu has time and message", line);
+                ok(jstr(o, "message"), "line %zu has a message", line);
+                /* docs/json.md: a point in time is *_timestamp_seconds, whole seconds since the
+                 * epoch (10 digits, so rounded: up to half a second after the event) */
+                (void) json_object_object_get_ex(o, "timestamp_seconds", &ts);
+                ok(ts && json_object_is_type(ts, json_type_int) &&
+                           json_object_get_int64(ts) >= (int64_t) t_start &&
+                           json_object_get_int64(ts) <= (int64_t) t_end + 1,
+                   "line %zu: timestamp_seconds %s within the run [%lld, %lld]", line,
+                   ts ? json_object_to_json_string(ts) : "(none)", (long long) t_start,
+                   (long long) t_end);
+                ok(!json_object_object_get_ex(o, "time", NULL), "line %zu: no text time", line);
                 if (line >= 1 && line <= 9) {
                         struct json_object *pc;
 
