@@ -147,6 +147,13 @@ def compare(k0, k1, api, oneshot, prom, status):
                 dp = (dd.get("raid") or {}).pop("sync_done_sectors", None)
                 if (op is None) != (dp is None) or (op is not None and dp > op):
                     errs.append(f"{n}.dm.raid.sync_done_sectors: daemon {dp} vs fresh read {op}")
+                # so do thin-pool and snapshot usage (no dm event per allocated block; blanked
+                # as N/N in the kernel's status above): behind, never ahead, both or neither
+                for t, f in (("thin_pool", "data_usage_ratio"), ("thin_pool", "metadata_usage_ratio"),
+                             ("snapshot", "usage_ratio")):
+                    op, dp = (od.get(t) or {}).pop(f, None), (dd.get(t) or {}).pop(f, None)
+                    if (op is None) != (dp is None) or (op is not None and dp > op):
+                        errs.append(f"{n}.dm.{t}.{f}: daemon {dp} vs fresh read {op}")
                 if od != dd:
                     errs.append(f"{n}.dm: daemon {json.dumps(dd)} != fresh read {json.dumps(od)}")
                 continue
