@@ -77,15 +77,20 @@ static int refresh_one_dm_raid(Inventory *inv, Volume *v) {
         return 0;
 }
 
-int inventory_refresh_dm_raid(Inventory *inv) {
+static bool dm_sync_running(const Volume *v) {
+        const char *a = v->sync.action;
+
+        return a && strcmp(a, "idle") != 0 && strcmp(a, "frozen") != 0;
+}
+
+/* Re-read every polled dm volume (all) or only those whose resync runs. */
+static int refresh_polled(Inventory *inv, bool all) {
         int n = 0, r;
 
-        if (!inv)
-                return -EINVAL;
         for (size_t i = 0; i < inv->n_volumes; i++) {
                 Volume *v = inv->volumes[i];
 
-                if (!v->dm_name || !inventory_dm_is_polled(v))
+                if (!v->dm_name || !inventory_dm_is_polled(v) || (!all && !dm_sync_running(v)))
                         continue;
                 r = refresh_one_dm_raid(inv, v);
                 if (r < 0)
@@ -93,6 +98,12 @@ int inventory_refresh_dm_raid(Inventory *inv) {
                 n++;
         }
         return n;
+}
+
+int inventory_refresh_dm_raid(Inventory *inv) {
+        if (!inv)
+                return -EINVAL;
+        return refresh_polled(inv, true);
 }
 
 /* Every dm device's number and event counter in one 64-bit FNV-1a hash: any event anywhere,
@@ -112,12 +123,6 @@ static uint64_t events_signature(const DmListEntry *l, size_t n) {
         return h;
 }
 
-static bool dm_sync_running(const Volume *v) {
-        const char *a = v->sync.action;
-
-        return a && strcmp(a, "idle") != 0 && strcmp(a, "frozen") != 0;
-}
-
 /* Events are rare and a volume's verdict may come from another device's status (a thin-pool LV
  * from its hidden -tpool layer), so an event anywhere re-reads every polled volume; between
  * events only those whose resync runs are re-read, for their progress. */
@@ -125,7 +130,7 @@ int inventory_refresh_dm_live(Inventory *inv) {
         _cleanup_free_ DmListEntry *l = NULL;
         uint64_t sig;
         bool all;
-        int n_list, n = 0, r;
+        int n_list;
 
         if (!inv)
                 return -EINVAL;
@@ -139,15 +144,5 @@ int inventory_refresh_dm_live(Inventory *inv) {
         all = !inv->dm_events_known || sig != inv->dm_events;
         inv->dm_events = sig;
         inv->dm_events_known = true;
-        for (size_t i = 0; i < inv->n_volumes; i++) {
-                Volume *v = inv->volumes[i];
-
-                if (!v->dm_name || !inventory_dm_is_polled(v) || (!all && !dm_sync_running(v)))
-                        continue;
-                r = refresh_one_dm_raid(inv, v);
-                if (r < 0)
-                        return r;
-                n++;
-        }
-        return n;
+        return refresh_polled(inv, all);
 }

@@ -82,8 +82,9 @@ int inventory_new_for_root(const char *root, Inventory **ret) {
                 inv->udev = (UdevPropsProvider){ .get = udev_props_get_libudev,
                                                  .userdata = inv->udev_ctx };
         } else
-                inv->dm =
-                        (DmStatusProvider){ .get = dm_status_get_files, .userdata = &inv->root_fd };
+                inv->dm = (DmStatusProvider){ .get = dm_status_get_files,
+                                              .list = dm_status_list_files,
+                                              .userdata = &inv->root_fd };
         *ret = inv;
         return 0;
 }

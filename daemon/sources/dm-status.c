@@ -192,3 +192,38 @@ int dm_status_get_files(void *userdata, const DmDeviceId *id, DmQuery q, char **
         *ret = s;
         return 0;
 }
+
+/* The fixture's event counters: dm/events below the root, one "MAJOR:MINOR EVENT_NR" line per
+ * device, written by a test where the kernel's DM_LIST_DEVICES reply would be. */
+int dm_status_list_files(void *userdata, DmListEntry **ret) {
+        _cleanup_free_ char *s = NULL;
+        _cleanup_free_ DmListEntry *l = NULL;
+        const int *root_fd = userdata;
+        size_t n = 0, len;
+        int r;
+
+        if (!root_fd || *root_fd < 0 || !ret)
+                return -EINVAL;
+        r = read_full_file_at(*root_fd, "dm/events", &s, &len);
+        if (r < 0)
+                return r == -ENOENT ? -EOPNOTSUPP : r;
+        for (char *p = s, *e; *p; p = *e ? e + 1 : e) {
+                DmListEntry x;
+                int used = 0;
+                DmListEntry *a;
+
+                e = strchrnul(p, '\n');
+                if (e == p)
+                        continue;
+                if (sscanf(p, "%u:%u %" SCNu32 "%n", &x.major, &x.minor, &x.event_nr, &used) != 3 ||
+                    p + used != e)
+                        return -EBADMSG;
+                a = realloc(l, (n + 1) * sizeof(*l));
+                if (!a)
+                        return -ENOMEM;
+                l = a;
+                l[n++] = x;
+        }
+        *ret = TAKE_PTR(l);
+        return (int) n;
+}

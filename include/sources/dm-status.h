@@ -59,3 +59,8 @@ int dm_status_list_ioctl(void *userdata, DmListEntry **ret);
  * dm/<id->name>.status or dm/<id->name>.table below it (the device number is not used). Names
  * containing '/' or starting with '.' are refused with -EINVAL. */
 int dm_status_get_files(void *userdata, const DmDeviceId *id, DmQuery q, char **ret);
+
+/* Fixture event counters: dm/events below the root fd in userdata, one "MAJOR:MINOR EVENT_NR"
+ * line per device. -EOPNOTSUPP without the file (as a kernel without the counters), -EBADMSG for
+ * a line of another form. */
+int dm_status_list_files(void *userdata, DmListEntry **ret);

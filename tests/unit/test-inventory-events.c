@@ -460,6 +460,39 @@ static void test_refresh_dm_raid(void) {
         ok(c && (c->what & INVENTORY_CHANGE_HEALTH), "health change recorded");
 }
 
+/* inventory_refresh_dm_live(): every polled volume re-read when any device's event counter moved
+ * (or on the first call), between events only those whose resync runs. */
+static void test_refresh_dm_live(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        Volume *lv;
+
+        use_fixture("lvm-raid1-syncing");
+        is_int(inventory_new_for_root(root, &inv), 0, "new");
+        is_int(inventory_scan(inv), 0, "scan");
+        lv = inventory_get(inv, "dm-4");
+        ok(lv && lv->dm_raid, "dm-4 is a dm-raid");
+        if (!lv)
+                return;
+        is_int(inventory_refresh_dm_live(inv), -EOPNOTSUPP, "no event counters: not supported");
+        put("dm/events", "253:0 0\n253:4 1\n");
+        is_int(inventory_refresh_dm_live(inv), 1, "first call: every polled volume");
+        /* the resync ends without an event seen yet: it runs, so it is re-read anyway */
+        put("dm/vg0-r1.status", "0 245760 raid raid1 2 AA 245760/245760 idle 0 0 -\n");
+        is_int(inventory_refresh_dm_live(inv), 1, "counters unchanged: the running resync re-read");
+        is_str(lv->sync.action, "idle", "its end seen");
+        is_int(inventory_refresh_dm_live(inv), 0, "counters unchanged, nothing runs: none re-read");
+        put("dm/vg0-r1.status", "0 245760 raid raid1 2 AD 245760/245760 idle 0 0 -\n");
+        is_int(inventory_refresh_dm_live(inv), 0, "a leg dies, its event not yet counted");
+        is_int(lv->health, VOLUME_HEALTH_OK, "not read: still ok");
+        put("dm/events", "253:0 0\n253:4 2\n");
+        is_int(inventory_refresh_dm_live(inv), 1, "the event counted: every polled volume");
+        is_int(lv->health, VOLUME_HEALTH_DEGRADED, "one dead leg of two: degraded");
+        put("dm/events", "253:0 0\n253:4 2\n253:7 0\n");
+        is_int(inventory_refresh_dm_live(inv), 1, "a device created: every polled volume");
+        put("dm/events", "253:4 two\n");
+        is_int(inventory_refresh_dm_live(inv), -EBADMSG, "a malformed counter line refused");
+}
+
 static void test_cli_survives_reread(void) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
         ControllerVolume cv = {
@@ -637,6 +670,7 @@ int main(void) {
         test_start_failure_and_budget();
         test_refresh_mdstat();
         test_refresh_dm_raid();
+        test_refresh_dm_live();
         test_cli_survives_reread();
         test_attach_event();
         test_stable_handles();
