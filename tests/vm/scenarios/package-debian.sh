@@ -42,7 +42,17 @@ uuid=$(mdadm --detail --export /dev/md0 | sed -n 's/^MD_UUID=//p')
 [[ -n $uuid ]] || fail "no MD_UUID for md0"
 
 # ---- install -----------------------------------------------------------------------------
-run dpkg -i "$STORPULSE_DEB" </dev/null
+# dpkg_i DEB: install it; the maintainer scripts' systemctl calls must all have worked (they end
+# in `|| true`, so only their output tells: "Could not execute systemctl", a refused job)
+dpkg_i() {
+        local rc=0
+        dpkg -i "$1" </dev/null >"$SCRATCH/dpkg.out" 2>&1 || rc=$?
+        cat "$SCRATCH/dpkg.out"
+        ((rc == 0)) || fail "dpkg -i $1 failed (rc $rc)"
+        ! grep -E "Could not execute systemctl|refusing|Job for .* failed" "$SCRATCH/dpkg.out" ||
+                fail "a systemctl call of the maintainer scripts failed (above)"
+}
+dpkg_i "$STORPULSE_DEB"
 [[ -x $ctl && -x /usr/sbin/storpulsed ]] || fail "binaries not installed"
 for u in storpulsed.service storpulsed.socket storpulsed-http.socket; do
         [[ "$(systemctl is-enabled $u)" == enabled ]] || fail "$u is not enabled after install"
@@ -81,7 +91,7 @@ learned "$SCRATCH/learned.before"
 pid_before=$(systemctl show -p MainPID --value storpulsed)
 
 # ---- upgrade -----------------------------------------------------------------------------
-run dpkg -i "$STORPULSE_DEB_UPGRADE" </dev/null
+dpkg_i "$STORPULSE_DEB_UPGRADE"
 new=$(dpkg-deb -f "$STORPULSE_DEB_UPGRADE" Version)
 [[ "$(dpkg-query -W -f='${Version}' storpulse)" == "$new" ]] || fail "not upgraded to $new"
 grep -q "^# edited in the VM (package-debian)" "$conf" || fail "the upgrade lost the conffile edit"
@@ -89,6 +99,9 @@ grep -q "^# edited in the VM (package-debian)" "$conf" || fail "the upgrade lost
 wait_until 30 "storpulsed active after the upgrade" systemctl is-active --quiet storpulsed
 [[ "$(systemctl show -p MainPID --value storpulsed)" != "$pid_before" ]] ||
         fail "storpulsed not restarted by the upgrade"
+for u in storpulsed.socket storpulsed-http.socket; do
+        systemctl is-active --quiet $u || fail "$u not active after the upgrade"
+done
 [[ -s /var/lib/storpulse/baselines.json ]] || fail "no baselines.json after the upgrade"
 wait_until 20 "storpulsed answers after the upgrade" $ctl status
 learned "$SCRATCH/learned.after"
