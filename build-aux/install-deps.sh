@@ -21,7 +21,7 @@ build_pkgs=(meson ninja-build pkg-config gcc libc6-dev
             util-linux)
 test_pkgs=(fio clang clang-format valgrind cppcheck libclang-rt-14-dev
            qemu-system-x86 busybox-static mdadm lvm2 kmod cpio e2fsprogs python3
-           systemd udev prometheus prometheus-node-exporter chromium curl openssl strace
+           systemd udev prometheus prometheus-alertmanager prometheus-node-exporter chromium curl openssl strace
            python3-jsonschema zsh nodejs)
 # docs/man needs scdoc; debian/ needs debhelper (dh 13) and dpkg-dev; lintian checks the result
 package_pkgs=(scdoc debhelper dpkg-dev fakeroot lintian bash-completion)
