@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: MIT
-# Alerts that arrive (issue 25 item 6): storpulsed watches md0, a RAID1 of virtio disks 1 and 2;
+# Alerts that arrive (issue 25 item 6): storpulsed watches md9 (not md0: stack-health, before it
+# in the group, leaves a broken md0 behind), a RAID1 of virtio disks 1 and 2;
 # Debian's Prometheus scrapes it every 1 s and evaluates every shipped rule file
 # (contrib/prometheus/*rules.yml, never the *.test.yml) every 1 s; Debian's Alertmanager
 # (group_wait and group_interval 1 s) routes every alert to a webhook receiver (python3
 # http.server) that appends each POSTed body, with the time it arrived, to a file. All four on
 # loopback in the guest.
-#   mdadm --fail of a member: a firing StorpulseMemberFailed whose labels name md0 and the member
-#     (state faulty), then a firing StorpulseVolumeDegraded for md0 (its `for: 1m` included);
+#   mdadm --fail of a member: a firing StorpulseMemberFailed whose labels name md9 and the member
+#     (state faulty), then a firing StorpulseVolumeDegraded for md9 (its `for: 1m` included);
 #   mdadm --remove: StorpulseMemberFailed resolved (the faulty member has left the array);
 #   --add of the wiped member, a recovery throttled to about 13 s: StorpulseVolumeDegraded
 #     resolved, and not before the kernel logs "recovery done".
@@ -48,7 +49,7 @@ ip link set lo up
 modprobe -a md_mod raid1 || fail "md modules"
 
 a=$(disk 1) b=$(disk 2)
-run mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=2 \
+run mdadm --create /dev/md9 --run --assume-clean --metadata=1.2 --level=1 --raid-devices=2 \
         "/dev/$a" "/dev/$b" </dev/null
 udevadm settle --timeout=30
 
@@ -65,7 +66,7 @@ EOF
 pids+=($!)
 metrics() { curl -sf "http://127.0.0.1:$sp/metrics" >"$W/metrics.txt"; }
 has_metric() { metrics && grep -qxF "$1" "$W/metrics.txt"; }
-wait_until 60 "md0 ok on storpulsed's /metrics" has_metric 'storpulse_volume_health{volume="md0",state="ok"} 1'
+wait_until 60 "md9 ok on storpulsed's /metrics" has_metric 'storpulse_volume_health{volume="md9",state="ok"} 1'
 
 cat >"$W/hook.py" <<'EOF'
 # Appends every POSTed JSON body as one line {"received": UNIX-SECONDS, "body": BODY}.
@@ -128,7 +129,7 @@ wait_until 60 "webhook receiver" curl -s -o /dev/null "http://127.0.0.1:$hook/"
 wait_until 90 "Alertmanager ready" curl -sf "http://127.0.0.1:$am/-/ready"
 wait_until 90 "Prometheus ready" curl -sf "http://127.0.0.1:$prom/-/ready"
 log "Alertmanager and Prometheus ready"
-wait_until 60 "Prometheus scrapes md0 as ok" query 'storpulse_volume_health{job="storpulse",volume="md0",state="ok"} == 1'
+wait_until 60 "Prometheus scrapes md9 as ok" query 'storpulse_volume_health{job="storpulse",volume="md9",state="ok"} == 1'
 wait_until 30 "Prometheus sends to Alertmanager" bash -c \
         "curl -sf http://127.0.0.1:$prom/api/v1/alertmanagers | grep -q '127.0.0.1:$am'"
 n=$(curl -sf "http://127.0.0.1:$prom/api/v1/rules" | python3 -c 'import json, sys
@@ -178,11 +179,11 @@ hook_wait() {
                 sleep 0.1
         done
 }
-# prom_history: how md0's series, the scrapes and the alerts moved in Prometheus since t_fail
+# prom_history: how md9's series, the scrapes and the alerts moved in Prometheus since t_fail
 prom_history() {
         local e
-        for e in 'storpulse_volume_health{volume="md0"} == 1' 'storpulse_array_member_state{volume="md0"} == 1' \
-                'up{job="storpulse"}' 'scrape_duration_seconds{job="storpulse"} > 0.5' 'ALERTS{volume="md0"}'; do
+        for e in 'storpulse_volume_health{volume="md9"} == 1' 'storpulse_array_member_state{volume="md9"} == 1' \
+                'up{job="storpulse"}' 'scrape_duration_seconds{job="storpulse"} > 0.5' 'ALERTS{volume="md9"}'; do
                 echo "--- Prometheus: $e (changes, 1 s steps)"
                 curl -sf --get --data-urlencode "query=$e" --data-urlencode "start=${t_fail:-$(($(date +%s) - 300))}" \
                         --data-urlencode "end=$(date +%s)" --data-urlencode step=1 \
@@ -219,55 +220,55 @@ diag() {
 }
 summary=()
 
-python3 "$W/match.py" "$W/hook.jsonl" StorpulseMemberFailed firing 0 inf volume=md0 &&
-        fail "StorpulseMemberFailed for md0 fired before any member failed"
+python3 "$W/match.py" "$W/hook.jsonl" StorpulseMemberFailed firing 0 inf volume=md9 &&
+        fail "StorpulseMemberFailed for md9 fired before any member failed"
 
 # ---- a member fails ------------------------------------------------------------------------
 kmark
 t_fail=$kmark_t
-run mdadm /dev/md0 --fail "/dev/$b"
-k_fail=$(ktime "md0: Disk failure on $b") || fail "no 'Disk failure on $b' in the kernel log"
+run mdadm /dev/md9 --fail "/dev/$b"
+k_fail=$(ktime "md9: Disk failure on $b") || fail "no 'Disk failure on $b' in the kernel log"
 log "the kernel failed $b $(delay "$t_fail" "$k_fail") s after mdadm --fail started"
-hook_wait 60 "$t_fail" StorpulseMemberFailed firing volume=md0 member="$b" state=faulty severity=critical
-diag "StorpulseMemberFailed {volume=md0, member=$b} firing at the webhook $(delay "$k_fail" "$hook_t") s after the kernel failed $b"
-has_metric "storpulse_array_member_state{volume=\"md0\",member=\"$b\",state=\"faulty\"} 1" ||
+hook_wait 60 "$t_fail" StorpulseMemberFailed firing volume=md9 member="$b" state=faulty severity=critical
+diag "StorpulseMemberFailed {volume=md9, member=$b} firing at the webhook $(delay "$k_fail" "$hook_t") s after the kernel failed $b"
+has_metric "storpulse_array_member_state{volume=\"md9\",member=\"$b\",state=\"faulty\"} 1" ||
         fail "the alert fired but storpulsed's /metrics does not show $b faulty"
-hook_wait 150 "$t_fail" StorpulseVolumeDegraded firing volume=md0 state=degraded
-diag "StorpulseVolumeDegraded {volume=md0} (for: 1m) firing at the webhook $(delay "$k_fail" "$hook_t") s after the kernel failed $b"
+hook_wait 150 "$t_fail" StorpulseVolumeDegraded firing volume=md9 state=degraded
+diag "StorpulseVolumeDegraded {volume=md9} (for: 1m) firing at the webhook $(delay "$k_fail" "$hook_t") s after the kernel failed $b"
 
 # ---- the member leaves, comes back, the array recovers -------------------------------------
 t=$EPOCHREALTIME
-run mdadm /dev/md0 --remove "/dev/$b"
+run mdadm /dev/md9 --remove "/dev/$b"
 t_remove=$EPOCHREALTIME
-hook_wait 60 "$t" StorpulseMemberFailed resolved volume=md0 member="$b"
-diag "StorpulseMemberFailed {volume=md0, member=$b} resolved at the webhook $(delay "$t_remove" "$hook_t") s after mdadm --remove returned"
+hook_wait 60 "$t" StorpulseMemberFailed resolved volume=md9 member="$b"
+diag "StorpulseMemberFailed {volume=md9, member=$b} resolved at the webhook $(delay "$t_remove" "$hook_t") s after mdadm --remove returned"
 run mdadm --zero-superblock "/dev/$b"
 md_throttle 5000
 kmark
 t_add=$kmark_t
-run mdadm /dev/md0 --add "/dev/$b"
-wait_until 30 "md0 recovering" md_is md0 sync_action recover
-# wait until the kernel shows md0 whole (sysfs read with bash's own `read`, no fork, every 0.05 s)
+run mdadm /dev/md9 --add "/dev/$b"
+wait_until 30 "md9 recovering" md_is md9 sync_action recover
+# wait until the kernel shows md9 whole (sysfs read with bash's own `read`, no fork, every 0.05 s)
 for ((;;)); do
-        read -r deg </sys/block/md0/md/degraded
-        read -r act </sys/block/md0/md/sync_action
+        read -r deg </sys/block/md9/md/degraded
+        read -r act </sys/block/md9/md/sync_action
         [[ $deg == 0 && $act == idle ]] && break
-        ((EPOCHSECONDS < ${t_add%.*} + 120)) || { md_dump md0; fail "md0 did not recover in 120 s"; }
+        ((EPOCHSECONDS < ${t_add%.*} + 120)) || { md_dump md9; fail "md9 did not recover in 120 s"; }
         sleep 0.05
 done
 t_whole=$EPOCHREALTIME
-k_whole=$(ktime "md: md0: recovery done") || fail "no 'md0: recovery done' in the kernel log"
-log "md0 whole again $(delay "$t_add" "$k_whole") s after mdadm --add (kernel log; sysfs polled: $(delay "$t_add" "$t_whole") s)"
+k_whole=$(ktime "md: md9: recovery done") || fail "no 'md9: recovery done' in the kernel log"
+log "md9 whole again $(delay "$t_add" "$k_whole") s after mdadm --add (kernel log; sysfs polled: $(delay "$t_add" "$t_whole") s)"
 md_unthrottle
-if t=$(python3 "$W/match.py" "$W/hook.jsonl" StorpulseVolumeDegraded resolved "$t_fail" "$k_whole" volume=md0); then
+if t=$(python3 "$W/match.py" "$W/hook.jsonl" StorpulseVolumeDegraded resolved "$t_fail" "$k_whole" volume=md9); then
         cat "$W/hook.jsonl"
         prom_history
-        fail "StorpulseVolumeDegraded resolved at $t, $(delay "$t_add" "$t") s after mdadm --add, while md0 was still recovering"
+        fail "StorpulseVolumeDegraded resolved at $t, $(delay "$t_add" "$t") s after mdadm --add, while md9 was still recovering"
 fi
-hook_wait 60 "$k_whole" StorpulseVolumeDegraded resolved volume=md0 state=degraded
-diag "StorpulseVolumeDegraded {volume=md0} resolved at the webhook $(delay "$k_whole" "$hook_t") s after the kernel's recovery done"
+hook_wait 60 "$k_whole" StorpulseVolumeDegraded resolved volume=md9 state=degraded
+diag "StorpulseVolumeDegraded {volume=md9} resolved at the webhook $(delay "$k_whole" "$hook_t") s after the kernel's recovery done"
 
 echo "--- summary: kernel event to webhook, Prometheus scrape and evaluation every 1 s, Alertmanager group_wait/group_interval 1 s"
 printf '    %s\n' "${summary[@]}"
-mdadm --stop /dev/md0 >/dev/null 2>&1 || true
+mdadm --stop /dev/md9 >/dev/null 2>&1 || true
 exit 0
