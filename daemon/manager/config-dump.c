@@ -96,6 +96,8 @@ static void write_key(FILE *f, const ConfigKey *k, const void *base) {
                 fputs(*(const int *) v < 0 ? "auto" : *(const int *) v ? "yes" : "no", f);
         else if (p == config_value_log_level)
                 fputs(level_name(*(const int *) v), f);
+        else if (p == config_value_latency_histogram)
+                fputs(metrics_latency_to_string(*(const MetricsLatency *) v), f);
         else if (p == config_value_name)
                 fputs((const char *) v, f);
         else if (p == config_value_string || p == config_value_group)

@@ -205,6 +205,18 @@ int config_value_log_level(ParseCtx *p, const char *value, void *field, uint64_t
         return -EINVAL;
 }
 
+int config_value_latency_histogram(ParseCtx *p, const char *value, void *field, uint64_t min,
+                                   uint64_t max) {
+        MetricsLatency h = metrics_latency_from_string(value);
+
+        if (h < 0) {
+                config_error(p, "invalid latency histogram '%s' (coarse, full, off)", value);
+                return -EINVAL;
+        }
+        *(MetricsLatency *) field = h;
+        return 0;
+}
+
 int config_value_name(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max) {
         size_t n = strlen(value);
 

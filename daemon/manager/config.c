@@ -108,6 +108,7 @@ static const ConfigKey http_keys[] = {
         { "TLSKey", config_value_string, C(http_tls_key), 0, 0 },
         { "User", config_value_string, C(http_user), 0, 0 },
         { "PasswordHash", config_value_string, C(http_password_hash), 0, 0 },
+        { "LatencyHistogram", config_value_latency_histogram, C(http_latency_histogram), 0, 0 },
         {},
 };
 

@@ -172,6 +172,7 @@ static int report_input_build(Manager *m, InputBuffers *b, ReportInput *ret) {
                 .render_duration_usec = m->http_render_usec,
                 .state_save_errors = m->n_save_errors,
                 .state_unsaved = manager_state_unsaved(m) != NULL,
+                .latency_histogram = m->config->http_latency_histogram,
                 /* the learned baselines' series and JSON (report/perf-metrics.h) */
                 .extensions = pm ? &b->ext : NULL,
                 .n_extensions = pm ? 1 : 0,

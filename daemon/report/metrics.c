@@ -4,12 +4,7 @@
  * and has an "info" type), in HELP escaping and in the closing "# EOF". Families are written in a
  * fixed order, each with all of its samples, volumes in inventory (name) order; volumes hidden in
  * the inventory (LVM sub-LVs folded into their LV) are left out, as in `volumes --json`.
- *
- * Latency histograms: the probe keeps a log-linear histogram (model/histogram.h) with 0.78%
- * resolution; the `le` buckets below are cumulative counts from it. An `le` bound that falls
- * inside one of its buckets does not count that bucket's samples (latency_histogram_count_le()),
- * so a bucket may undercount by the samples within 0.78% below its bound; _sum and _count are
- * exact. */
+ * The latency families and their bucket sets are report/metrics-latency.c's. */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +19,7 @@
 #include "basic/string-table.h"
 #include "model/md.h"
 #include "report/metrics.h"
+#include "report/metrics-latency.h"
 #include "report/metrics-dm.h"
 #include "report/report.h"
 #include "report/stack-metrics.h"
@@ -220,11 +216,6 @@ int metrics_writer_sample(MetricsWriter *w, const char *suffix, double value, ..
 #define PROBE_HELP " (from the last probe run)"
 
 /* Bucket bounds of the latency histograms, seconds. */
-static const double latency_bounds[] = {
-        25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3,
-        25e-3, 50e-3, 100e-3, 250e-3, 500e-3, 1,    2.5,    5,    10,
-};
-
 typedef struct Ctx {
         const ReportInput *in;
         MetricsWriter *w;
@@ -531,29 +522,6 @@ static void md_dm_families(Ctx *c) {
         sync_families(c);
 }
 
-static void latency_histogram(Ctx *c, const char *volume, const char *phase,
-                              const LatencyHistogram *h) {
-        MetricsWriter *w = c->w;
-        char le[32];
-
-        for (size_t k = 0; k < ELEMENTSOF(latency_bounds); k++) {
-                nsec_t ns = (nsec_t) round_half_away(latency_bounds[k] * 1e9);
-                MetricsWriter tmp = { .format = w->format };
-
-                put_value(&tmp, latency_bounds[k]);
-                (void) snprintf(le, sizeof(le), "%s", tmp.buf ?: "");
-                free(tmp.buf);
-                metrics_writer_sample(w, "_bucket", (double) latency_histogram_count_le(h, ns),
-                                      "volume", volume, "phase", phase, "le", le, NULL);
-        }
-        metrics_writer_sample(w, "_bucket", (double) h->count, "volume", volume, "phase", phase,
-                              "le", "+Inf", NULL);
-        metrics_writer_sample(w, "_sum", (double) h->sum_ns / 1e9, "volume", volume, "phase", phase,
-                              NULL);
-        metrics_writer_sample(w, "_count", (double) h->count, "volume", volume, "phase", phase,
-                              NULL);
-}
-
 /* The last probe of each volume that has one: when, how long, how it ended, per phase. */
 static void probe_last_families(Ctx *c) {
         MetricsWriter *w = c->w;
@@ -612,17 +580,7 @@ static void probe_last_families(Ctx *c) {
                                                       "volume", c->vols[i]->name, "phase",
                                                       probe_phase_to_string(p), NULL);
 
-        metrics_writer_family(w, "storpulse_probe_read_latency_seconds", METRIC_HISTOGRAM,
-                              "Read latency per phase" PROBE_HELP
-                              "; a bucket may undercount by the samples within 0.8% "
-                              "below its bound.");
-        for (size_t i = 0; i < c->n; i++)
-                for (ProbePhase p = 0;
-                     c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
-                        if (c->probes[i]->last.phases[p].ran &&
-                            c->probes[i]->last.phases[p].latency)
-                                latency_histogram(c, c->vols[i]->name, probe_phase_to_string(p),
-                                                  c->probes[i]->last.phases[p].latency);
+        metrics_latency_render(w, c->in->latency_histogram, c->vols, c->probes, c->n);
 }
 
 /* The learnt baseline of each volume that has one, per phase. */

@@ -60,6 +60,8 @@ int config_value_bool_text(const char *v);
 int config_value_bool(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
 int config_value_tristate(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
 int config_value_log_level(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
+int config_value_latency_histogram(ParseCtx *p, const char *value, void *field, uint64_t min,
+                                   uint64_t max);
 int config_value_name(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
 int config_value_string(ParseCtx *p, const char *value, void *field, uint64_t min, uint64_t max);
 void config_strv_free(char **l);

@@ -34,6 +34,7 @@
 #include "core/perf-monitor.h"
 #include "model/volume.h"
 #include "probe/probe.h"
+#include "report/metrics-latency.h"
 
 #define CONFIG_PROFILES_MAX     32
 #define CONFIG_PROFILE_NAME_MAX 32
@@ -109,6 +110,7 @@ typedef struct Config {
         char *http_tls_key;               /* TLSKey=: PEM file */
         char *http_user;                  /* User=: basic auth user */
         char *http_password_hash;         /* PasswordHash=: crypt(5) hash ($y$, $2b$, $6$, ...) */
+        MetricsLatency http_latency_histogram; /* LatencyHistogram=: /metrics bucket set */
 
         /* [Detection] (the units of the file; config_perf_monitor_config() converts) */
         unsigned detect_window;             /* BaselineWindow=: healthy runs kept per metric */

@@ -16,6 +16,7 @@
 #include "basic/macro.h"
 #include "core/inventory.h"
 #include "report/api.h"
+#include "report/metrics-latency.h"
 #include "report/metrics.h"
 #include "report/report.h"
 #include "report/snapshot.h"
@@ -194,21 +195,6 @@ static void test_probe_and_openmetrics(Inventory *inv) {
         ok(prom && !strstr(prom, "phase=\"random_deep\""), "a phase that did not run is absent");
         ok(prom && has_line(prom, "# TYPE storpulse_probe_read_latency_seconds histogram"),
            "histogram TYPE");
-        ok(prom && has_line(prom, "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
-                                  "phase=\"random\",le=\"2.5e-05\"} 0"),
-           "le 25us");
-        ok(prom && has_line(prom, "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
-                                  "phase=\"random\",le=\"0.0001\"} 3"),
-           "le 100us");
-        ok(prom && has_line(prom, "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
-                                  "phase=\"random\",le=\"0.001\"} 4"),
-           "le 1ms");
-        ok(prom && has_line(prom, "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
-                                  "phase=\"random\",le=\"0.0025\"} 5"),
-           "le 2.5ms");
-        ok(prom && has_line(prom, "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
-                                  "phase=\"random\",le=\"+Inf\"} 5"),
-           "le +Inf");
         ok(prom && has_line(prom, "storpulse_probe_read_latency_seconds_sum{volume=\"md0\","
                                   "phase=\"random\"} 0.00229"),
            "sum");
@@ -244,6 +230,77 @@ static void test_probe_and_openmetrics(Inventory *inv) {
                "text/plain; version=0.0.4; charset=utf-8", "0.0.4 content type");
         is_str(metrics_format_content_type(METRICS_FORMAT_OPENMETRICS),
                "application/openmetrics-text; version=1.0.0; charset=utf-8", "OM content type");
+}
+
+/* Bucket lines of md0's random phase in `text`. */
+static unsigned count_buckets(const char *text) {
+        const char *b = "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
+                        "phase=\"random\"";
+        unsigned n = 0;
+
+        for (const char *q = text; q && (q = strstr(q, b)); q++)
+                n++;
+        return n;
+}
+
+/* [HTTP] LatencyHistogram=: the bucket sets of coarse (the default), full and off, against the
+ * same hand-counted samples as test_probe_and_openmetrics() (3 x 30 us, 200 us, 2 ms), and the
+ * p99 gauge in every mode. */
+static void test_latency_modes(Inventory *inv) {
+        ReportInput in = base_input(inv);
+        LatencyHistogram h = {};
+        ReportProbe p = { .volume = "md0", .has_last = true };
+        _cleanup_free_ char *coarse = NULL, *full = NULL, *off = NULL;
+        const char *pre = "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
+                          "phase=\"random\",le=";
+        char l[256];
+
+        for (int i = 0; i < 3; i++)
+                latency_histogram_add(&h, 30000);
+        latency_histogram_add(&h, 200000);
+        latency_histogram_add(&h, 2000000);
+        p.last.phases[PROBE_PHASE_RANDOM] =
+                (ReportPhase){ .ran = true, .iops = 100, .p99_ns = 2000000, .latency = &h };
+        in.probes = &p;
+        in.n_probes = 1;
+
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &coarse, NULL), 0, "render coarse");
+        is_int(count_buckets(coarse), 4, "coarse by default: 3 bounds and +Inf");
+        (void) snprintf(l, sizeof(l), "%s\"0.001\"} 4", pre);
+        ok(coarse && has_line(coarse, l), "coarse le 1ms: 4");
+        (void) snprintf(l, sizeof(l), "%s\"0.01\"} 5", pre);
+        ok(coarse && has_line(coarse, l), "coarse le 10ms: 5");
+        (void) snprintf(l, sizeof(l), "%s\"0.1\"} 5", pre);
+        ok(coarse && has_line(coarse, l), "coarse le 100ms: 5");
+        (void) snprintf(l, sizeof(l), "%s\"+Inf\"} 5", pre);
+        ok(coarse && has_line(coarse, l), "coarse le +Inf: 5");
+        ok(coarse && has_line(coarse, "storpulse_probe_read_latency_p99_seconds{volume=\"md0\","
+                                      "phase=\"random\"} 0.002"),
+           "p99 gauge");
+
+        in.latency_histogram = METRICS_LATENCY_FULL;
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &full, NULL), 0, "render full");
+        is_int(count_buckets(full), 19, "full: 18 bounds and +Inf");
+        (void) snprintf(l, sizeof(l), "%s\"2.5e-05\"} 0", pre);
+        ok(full && has_line(full, l), "full le 25us: 0");
+        (void) snprintf(l, sizeof(l), "%s\"0.0001\"} 3", pre);
+        ok(full && has_line(full, l), "full le 100us: 3");
+        (void) snprintf(l, sizeof(l), "%s\"0.001\"} 4", pre);
+        ok(full && has_line(full, l), "full le 1ms: 4");
+        (void) snprintf(l, sizeof(l), "%s\"0.0025\"} 5", pre);
+        ok(full && has_line(full, l), "full le 2.5ms: 5");
+        (void) snprintf(l, sizeof(l), "%s\"+Inf\"} 5", pre);
+        ok(full && has_line(full, l), "full le +Inf: 5");
+
+        in.latency_histogram = METRICS_LATENCY_OFF;
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &off, NULL), 0, "render off");
+        ok(off && !strstr(off, "storpulse_probe_read_latency_seconds"), "off: no histogram");
+        ok(off && has_line(off, "storpulse_probe_read_latency_p99_seconds{volume=\"md0\","
+                                "phase=\"random\"} 0.002"),
+           "off: the p99 gauge stays");
+        is_str(metrics_latency_to_string(METRICS_LATENCY_COARSE), "coarse", "mode names");
+        is_int(metrics_latency_from_string("full"), METRICS_LATENCY_FULL, "mode from name");
+        is_int(metrics_latency_from_string("some"), -EINVAL, "unknown mode");
 }
 
 static void test_json(Inventory *inv) {
@@ -418,6 +475,7 @@ int main(void) {
         if (inv) {
                 test_golden_prometheus(inv);
                 test_probe_and_openmetrics(inv);
+                test_latency_modes(inv);
                 test_json(inv);
                 test_snapshot(inv);
         }
