@@ -5,7 +5,11 @@ over the md-raid1-recover fixture root with --listen 127.0.0.1:0, Prometheus scr
 second, and its HTTP API must then return our series (the degraded md0, the recover progress,
 the build info) with up == 1. Before that, the lazy start: libmicrohttpd is not loaded (nor an
 HTTP thread started) until the first connection, and that first request is answered in full (no
-503 while it starts). Usage: http-prometheus.py STORPULSED"""
+503 while it starts). The same Prometheus loads contrib/prometheus/storpulse-rules.yml and
+evaluates it every second: every rule must evaluate without an error, the fleet recording rules
+give md0's site (a static target label) one array, degraded, and every PromQL expression of
+grafana-dashboard.json must run without an error.
+Usage: http-prometheus.py STORPULSED CONTRIB_PROMETHEUS_DIR"""
 import json
 import os
 import re
@@ -15,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -23,6 +28,7 @@ lib = __import__("http-lib")
 ok = lib.ok
 
 STORPULSED = sys.argv[1]
+CONTRIB = os.path.abspath(sys.argv[2])
 if not shutil.which("prometheus"):
     print("Bail out! prometheus is not installed (build-aux/install-deps.sh --test)")
     sys.exit(1)
@@ -34,6 +40,45 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def query_status(port, q):
+    """Run q; (status, error) as the query API answers, also for a 4xx."""
+    u = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+    try:
+        with urllib.request.urlopen(u, timeout=5) as r:
+            j = json.load(r)
+    except urllib.error.HTTPError as e:
+        try:
+            j = json.load(e)
+        except ValueError:
+            return (f"HTTP {e.code}", "")
+    except (OSError, ValueError) as e:
+        return ("unreachable", str(e))
+    return (j.get("status"), j.get("error", ""))
+
+
+def rules(port):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/rules", timeout=5) as r:
+            return [rule for g in json.load(r)["data"]["groups"] for rule in g["rules"]]
+    except (OSError, ValueError, KeyError):
+        return []
+
+
+def dashboard_exprs():
+    """Every PromQL expression of the dashboard: the targets, and the template variables'
+    label_values(EXPR, LABEL) queries (Grafana syntax) as EXPR."""
+    with open(os.path.join(CONTRIB, "grafana-dashboard.json")) as f:
+        d = json.load(f)
+    out = []
+    for v in d.get("templating", {}).get("list", []):
+        m = re.fullmatch(r"label_values\((.+),\s*\w+\)", v.get("query", "")) if v.get("type") == "query" else None
+        if m:
+            out.append(m.group(1))
+    for p in d["panels"]:
+        out += [t["expr"] for t in p.get("targets", []) if t.get("expr")]
+    return [e.replace("$instance", ".*") for e in out]
 
 
 def query(port, q):
@@ -91,10 +136,15 @@ with tempfile.TemporaryDirectory() as d:
         f.write(f"""global:
   scrape_interval: 1s
   scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - {os.path.join(CONTRIB, "storpulse-rules.yml")}
 scrape_configs:
   - job_name: storpulse
     static_configs:
       - targets: ["{addr}"]
+        labels:
+          site: lab
 """)
     prom = subprocess.Popen(["prometheus", f"--config.file={cfg}",
                              f"--storage.tsdb.path={os.path.join(d, 'tsdb')}",
@@ -128,6 +178,30 @@ scrape_configs:
     ok("build" in res and res["build"][0]["metric"].get("version"), "build info with a version")
     r = query(pport, 'scrape_samples_scraped{job="storpulse"}')
     ok(r and float(r[0]["value"][1]) > 100, "the whole exposition was ingested")
+
+    # the rules: loaded, each evaluated at least once after the scrapes, none with an error
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        rl = rules(pport)
+        if rl and all(not r.get("lastEvaluation", "").startswith("0001") for r in rl):
+            break
+        time.sleep(1)
+    ok(len(rl) >= 20, f"Prometheus loaded the rules file ({len(rl)} rules)")
+    bad = [(r["name"], r.get("lastError")) for r in rl if r.get("health") != "ok"]
+    ok(rl and not bad, "every rule evaluates without an error", bad)
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        deg = query(pport, 'site:storpulse_arrays_degraded:sum{site="lab"}')
+        arr = query(pport, 'site:storpulse_arrays:count{site="lab"}')
+        if deg and arr:
+            break
+        time.sleep(1)
+    ok(deg and float(deg[0]["value"][1]) == 1, "fleet: one array degraded at site lab (md0)", deg)
+    ok(arr and float(arr[0]["value"][1]) == 1, "fleet: one array at site lab", arr)
+    exprs = dashboard_exprs()
+    errs = [(e, query_status(pport, e)) for e in exprs]
+    errs = [x for x in errs if x[1][0] != "success"]
+    ok(len(exprs) >= 10 and not errs, f"the dashboard's {len(exprs)} expressions run without an error", errs)
     prom.terminate()
     prom.wait(10)
     daemon.terminate()
