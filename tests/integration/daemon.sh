@@ -267,6 +267,14 @@ bounded 30 "$CTL" status >"$SCRATCH/status-ok" 2>&1
 check "status: 0 problems after the clean probe" grep -q "volumes, 0 problems," "$SCRATCH/status-ok"
 check "/metrics: storpulse_volume_problem of $name back to 0" \
         test "$(metric "storpulse_volume_problem{volume=\"$name\"}")" = 0
+# [HTTP] LatencyHistogram=: coarse by default (3 bounds and +Inf), full after a reload below
+buckets() {
+        curl -s "http://127.0.0.1:$hport/metrics" |
+                grep -c "^storpulse_probe_read_latency_seconds_bucket{volume=\"$name\",phase=\"random\","
+}
+check "/metrics: 4 latency buckets of the random phase by default" test "$(buckets)" = 4
+check "/metrics: the random phase's p99 gauge" \
+        test -n "$(metric "storpulse_probe_read_latency_p99_seconds{volume=\"$name\",phase=\"random\"}")"
 
 # ---- reload: a bad config is rejected and the old one kept --------------------------------
 printf '[Daemon]\nLogLevel=debug\n\n[Probe]\nBudget=forever\n' >"$conf"
@@ -292,10 +300,12 @@ tap_ok $? "a bad [Detection] value is rejected with FILE:LINE"
 write_good_conf
 # the thresholds of the running monitor change on reload (perf_monitor_set_config)
 printf '[Detection]\nThroughputThreshold=40%%\nBaselineWindow=16\nStatisticsInterval=5s\n' >>"$conf"
+sed -i 's/^\[HTTP\]$/[HTTP]\nLatencyHistogram=full/' "$conf"
 control '{"command":"reload"}' >"$SCRATCH/reload2"
 check "control reload with a good file: ok true" grep -q '"ok":true' "$SCRATCH/reload2"
 jwait 10 MESSAGE_ID=$ID_RELOADED >/dev/null
 tap_ok $? "journal: config-reloaded"
+check "/metrics after the reload with LatencyHistogram=full: 19 buckets" test "$(buckets)" = 19
 
 bounded 10 "$DAEMON" --config "$SCRATCH/nope.conf" --runtime-dir "$SCRATCH/run2" \
         >"$SCRATCH/bad-start" 2>&1
