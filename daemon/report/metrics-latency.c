@@ -83,11 +83,11 @@ int metrics_latency_render(MetricsWriter *w, MetricsLatency mode, Volume *const 
         }
 
         if (b) {
-                r = metrics_writer_family(w, "storpulse_probe_read_latency_seconds",
-                                          METRIC_HISTOGRAM,
-                                          "Read latency per phase" PROBE_HELP
-                                          "; a bucket may undercount by the samples within 0.8% "
-                                          "below its bound.");
+                (void) metrics_writer_family(w, "storpulse_probe_read_latency_seconds",
+                                             METRIC_HISTOGRAM,
+                                             "Read latency per phase" PROBE_HELP
+                                             "; a bucket may undercount by the samples within 0.8% "
+                                             "below its bound.");
                 for (size_t i = 0; i < n; i++)
                         for (ProbePhase p = 0; p < _PROBE_PHASE_MAX; p++)
                                 if (has_latency(probes[i], p))
@@ -95,9 +95,10 @@ int metrics_latency_render(MetricsWriter *w, MetricsLatency mode, Volume *const 
                                                   probe_phase_to_string(p),
                                                   probes[i]->last.phases[p].latency);
         }
+        /* the writer's error sticks: the last call returns the first error */
         r = metrics_writer_family(w, "storpulse_probe_read_latency_p99_seconds", METRIC_GAUGE,
                                   "99th percentile read latency per phase" PROBE_HELP
-                                  ", exact to 0.8%.");
+                                  ", from the probe's own histogram (within 0.8%).");
         for (size_t i = 0; i < n; i++)
                 for (ProbePhase p = 0; p < _PROBE_PHASE_MAX; p++)
                         if (has_latency(probes[i], p))
