@@ -137,8 +137,8 @@ int ssacli_parse_config(const char *text, size_t size, ControllerVolumeList *ret
         _cleanup_(controller_volume_list_donep) ControllerVolumeList l = {};
         CcliLineIter it = { .p = text, .end = text ? text + size : NULL };
         char ctrl[32] = "";
-        ControllerVolume *cur = NULL;
-        size_t cur_indent = 0;
+        /* an index, not a pointer: a short-form line may append to (and move) the list */
+        size_t cur = SIZE_MAX, cur_indent = 0;
         bool saw_ctrl = false, saw_error = false;
         const char *line;
 
@@ -155,8 +155,8 @@ int ssacli_parse_config(const char *text, size_t size, ControllerVolumeList *ret
 
                 if (!*t)
                         continue;
-                if (cur && ind <= cur_indent)
-                        cur = NULL;
+                if (cur != SIZE_MAX && ind <= cur_indent)
+                        cur = SIZE_MAX;
 
                 if (ind == 0 && (slot = strstr(t, " in Slot "))) {
                         size_t n;
@@ -184,18 +184,20 @@ int ssacli_parse_config(const char *text, size_t size, ControllerVolumeList *ret
                 }
                 if (ccli_startswith_ci(t, "Logical Drive:")) {
                         char buf[32];
+                        ControllerVolume *v;
 
                         if (!ccli_leading_number(t + strlen("Logical Drive:"), buf, sizeof(buf)))
                                 continue;
-                        cur = ccli_list_find(&l, ctrl, buf) ?: ccli_list_add(&l, ctrl, buf);
-                        if (!cur)
+                        v = ccli_list_find(&l, ctrl, buf) ?: ccli_list_add(&l, ctrl, buf);
+                        if (!v)
                                 return -ENOMEM;
+                        cur = (size_t) (v - l.volumes);
                         cur_indent = ind;
                         continue;
                 }
-                if (!cur || !ccli_split_kv(mut, &key, &value))
+                if (cur == SIZE_MAX || !ccli_split_kv(mut, &key, &value))
                         continue;
-                r = ssacli_detail(cur, key, value);
+                r = ssacli_detail(&l.volumes[cur], key, value);
                 if (r < 0)
                         return r;
         }
