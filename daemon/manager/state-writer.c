@@ -127,9 +127,13 @@ int state_writer_new(sd_event *e, int dir_fd, const char *file, StateWriterDone 
         w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (w->efd < 0)
                 return -errno;
-        r = sd_event_add_io(e, &w->io, w->efd, EPOLLIN, on_done, w);
-        if (r < 0)
-                return r;
+        /* A loop that has finished (the exit path's last save) refuses new sources with -ESTALE,
+         * which lost that save: there the completion is reaped by state_writer_flush() alone. */
+        if (sd_event_get_state(e) != SD_EVENT_FINISHED) {
+                r = sd_event_add_io(e, &w->io, w->efd, EPOLLIN, on_done, w);
+                if (r < 0)
+                        return r;
+        }
         *ret = TAKE_PTR(w);
         return 0;
 }

@@ -99,6 +99,18 @@ int main(void) {
         if (rfd >= 0)
                 close(rfd);
 
+        /* the exit path: the loop has finished (sd_event_add_io() refuses it with -ESTALE), and
+         * the daemon's last save makes a new writer there; the flush alone reaps it */
+        w = state_writer_free(w);
+        is_int(sd_event_get_state(e), SD_EVENT_FINISHED, "the loop has finished");
+        is_int(state_writer_new(e, dir_fd, "probes.json", on_done, &c, &w), 0,
+               "a writer on the finished loop");
+        is_int(w ? state_writer_submit(w, strdup("five")) : -EINVAL, 0, "the last save submitted");
+        is_int(state_writer_flush(w, 30 * USEC_PER_SEC), 0, "flushed");
+        got = file_text(dir_fd, "probes.json");
+        is_str(got, "five", "the last save written");
+        free(got);
+
         w = state_writer_free(w);
         (void) unlinkat(dir_fd, tmp, 0);
         (void) unlinkat(dir_fd, "probes.json", 0);
