@@ -23,9 +23,9 @@ const char *manager_state_unsaved(const Manager *m);
 /* A save of `file` ended with r (0 or -errno): counted, logged once per error, kept in *error. */
 void manager_state_save_result(Manager *m, const char *file, int *error, int r);
 /* *w ready for the next save of `file`: kept while a save is in flight, else replaced by one on
- * the state directory opened afresh (it may have been replaced since the last save: a directory
- * fd kept from the start gave ESTALE on the VM's overlayfs after a package upgrade). 0 or -errno.
- */
+ * the state directory opened afresh (it may have been replaced since the last save). The ESTALE
+ * once blamed on the VM's overlayfs came from sd_event_add_io() on the finished loop at exit
+ * (state-writer.c). 0 or -errno. */
 int manager_state_writer_prepare(Manager *m, StateWriter **w, const char *file,
                                  StateWriterDone done, void *userdata);
 
