@@ -113,7 +113,9 @@ static void judge_thin_pool(const char **c, DmJudgement *j) {
 
         if (!next_u64(c, &u)) {
                 j->failed = true;
-                judge_set(j, RAID_VERDICT_FAILED, "thin pool failed (metadata or device error)");
+                judge_set(j, RAID_VERDICT_FAILED,
+                          "thin pool failed (metadata full, or a metadata or device error): all "
+                          "I/O fails");
                 return;
         }
         if (!next_ratio(c, &j->metadata_usage) || !next_ratio(c, &j->data_usage) ||
@@ -132,7 +134,8 @@ static void judge_thin_pool(const char **c, DmJudgement *j) {
         } else if (strcmp(mode, "ro") == 0) {
                 j->read_only = true;
                 judge_set(j, RAID_VERDICT_FAILED,
-                          "thin pool read-only (metadata error or metadata full): writes fail");
+                          "thin pool read-only (metadata full or a metadata error): writes to new "
+                          "or shared blocks fail");
         } else if (strcmp(mode, "rw") != 0)
                 judge_set(j, RAID_VERDICT_UNKNOWN, "thin pool mode '%s' not understood", mode);
         if (next_tok(c, check, sizeof(check)) && strcmp(check, "needs_check") == 0) {
@@ -319,7 +322,10 @@ static void judge_cache(const char **c, DmJudgement *j) {
         }
 }
 
-/* writecache: "<error> <#blocks> <#free> <#under writeback> ..." (dm-writecache.c). */
+/* writecache: "<error> <#blocks> <#free> <#under writeback> ..." (dm-writecache.c). The
+ * documentation calls the first word an "error number"; Linux 6.1 prints 1 (writecache_has_error()
+ * is unlikely(wc->error), a truth value) after an I/O error on the cache device, so any non-zero
+ * value is an error and its value is no errno. Once set, every write fails with EIO. */
 static void judge_writecache(const char **c, DmJudgement *j) {
         char w[32];
         int e;
@@ -329,7 +335,8 @@ static void judge_writecache(const char **c, DmJudgement *j) {
         else {
                 j->writecache_error = e;
                 if (e != 0)
-                        judge_set(j, RAID_VERDICT_FAILED, "writecache error %d: writes fail", e);
+                        judge_set(j, RAID_VERDICT_FAILED,
+                                  "writecache I/O error (status %d): every write fails", e);
         }
 }
 

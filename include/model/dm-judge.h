@@ -17,7 +17,8 @@
  *  - striped: a stripe `D` (I/O errors on its device): FAILED naming it.
  *  - mirror: a leg not `A`: DEGRADED naming it, every leg: FAILED; a disk log not `A`: DEGRADED.
  *  - cache: "Fail"/"Error": FAILED; metadata `ro` or `needs_check`: DEGRADED.
- *  - writecache: a non-zero error indicator: FAILED.
+ *  - writecache: a non-zero error indicator: FAILED (every write fails; 6.1 prints 1, the
+ *    documentation says an error number).
  *  - integrity: mismatches > 0: DEGRADED (reads of those sectors fail with EILSEQ).
  *  - verity: `C` (corruption seen): FAILED.
  * Other targets (linear, crypt, zero, ...) print no health: OK. The raid target has its own rule

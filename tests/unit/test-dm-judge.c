@@ -150,7 +150,7 @@ static const Case cases[] = {
         { "cache Fail", "0 8192 cache Fail", NULL, "failed", NULL, NULL, -1, -1, -1 },
         /* writecache, integrity, verity */
         { "writecache ok", "0 8192 writecache 0 1000 900 0", NULL, "ok", NULL, NULL, -1, -1, -1 },
-        { "writecache error", "0 8192 writecache -5 1000 900 0", NULL, "failed", "error -5", NULL,
+        { "writecache error", "0 8192 writecache -5 1000 900 0", NULL, "failed", "status -5", NULL,
           -1, -1, -1 },
         { "integrity clean", "0 8192 integrity 0 8000 -", NULL, "ok", NULL, NULL, -1, -1, -1 },
         { "integrity mismatches", "0 8192 integrity 3 8000 -", NULL, "degraded",
@@ -216,6 +216,23 @@ static const struct {
         { "multipath-all-failed.status", "multipath-queue.table", "failed", "queued" },
         { "multipath-all-failed.status", "multipath-noqueue.table", "failed", "I/O fails" },
         { "multipath-reinstated.status", "multipath-noqueue.table", "ok", NULL },
+        /* verdict-dm-thin-meta: 13/32 metadata blocks; then "ro ... needs_check" (the run that
+         * stopped there) or "Fail" (the run that went on to fail mode); the thin volume prints
+         * its mapped sectors under the ro pool (no health word) and "Fail" under the failed one */
+        { "thin-pool-meta-empty.status", "thin-pool-meta.table", "ok", NULL },
+        { "thin-pool-meta-ro.status", "thin-pool-meta.table", "failed", "read-only" },
+        { "thin-pool-meta-fail.status", NULL, "failed", "all I/O fails" },
+        { "thin-meta-ro.status", NULL, "ok", NULL },
+        { "thin-fail.status", NULL, "failed", "pool failed" },
+        /* verdict-dm-cache-integrity: "rw -" ok; "Error" (the status read whose commit failed),
+         * then "Fail"; writecache's indicator 0, then 1; integrity's mismatch count 0, then 1 */
+        { "cache-ok.status", "cache.table", "ok", NULL },
+        { "cache-error.status", "cache.table", "failed", "cache failed" },
+        { "cache-fail.status", "cache.table", "failed", "cache failed" },
+        { "writecache-ok.status", "writecache.table", "ok", NULL },
+        { "writecache-error.status", "writecache.table", "failed", "every write fails" },
+        { "integrity-clean.status", "integrity.table", "ok", NULL },
+        { "integrity-mismatch.status", "integrity.table", "degraded", "1 checksum mismatches" },
 };
 
 static void test_captured(void) {
@@ -268,6 +285,30 @@ static const struct {
           "{\"paths\":2,\"paths_failed\":2,\"queueing\":true}" },
         { "multipath-all-failed.status", "multipath-noqueue.table", "multipath",
           "{\"paths\":2,\"paths_failed\":2,\"queueing\":false}" },
+        /* 13/32 = 0.40625, 0/8192; 27/32 = 0.84375, 3355/8192 = 0.4095458984375, ro, needs_check */
+        { "thin-pool-meta-empty.status", "thin-pool-meta.table", "thin_pool",
+          "{\"data_usage_ratio\":0,\"metadata_usage_ratio\":0.40625,\"failed\":false,"
+          "\"read_only\":false,\"out_of_data_space\":false,\"needs_check\":false,"
+          "\"queueing\":false}" },
+        { "thin-pool-meta-ro.status", "thin-pool-meta.table", "thin_pool",
+          "{\"data_usage_ratio\":0.4095458984,\"metadata_usage_ratio\":0.84375,\"failed\":false,"
+          "\"read_only\":true,\"out_of_data_space\":false,\"needs_check\":true,"
+          "\"queueing\":false}" },
+        { "thin-pool-meta-fail.status", NULL, "thin_pool",
+          "{\"data_usage_ratio\":null,\"metadata_usage_ratio\":null,\"failed\":true,"
+          "\"read_only\":false,\"out_of_data_space\":false,\"needs_check\":false,"
+          "\"queueing\":false}" },
+        { "thin-fail.status", NULL, "thin", "{\"failed\":true}" },
+        { "cache-ok.status", "cache.table", "cache",
+          "{\"failed\":false,\"read_only\":false,\"needs_check\":false}" },
+        { "cache-error.status", "cache.table", "cache",
+          "{\"failed\":true,\"read_only\":false,\"needs_check\":false}" },
+        { "cache-fail.status", "cache.table", "cache",
+          "{\"failed\":true,\"read_only\":false,\"needs_check\":false}" },
+        { "writecache-ok.status", "writecache.table", "writecache", "{\"error\":0}" },
+        { "writecache-error.status", "writecache.table", "writecache", "{\"error\":1}" },
+        { "integrity-clean.status", "integrity.table", "integrity", "{\"mismatches\":0}" },
+        { "integrity-mismatch.status", "integrity.table", "integrity", "{\"mismatches\":1}" },
         { "0 16384 thin-pool 1 13/1024 100/128 - ro no_discard_passdown queue_if_no_space "
           "needs_check 1024",
           NULL, "thin_pool",

@@ -103,7 +103,8 @@ status_shows() {
 
 # figures_check VOLEXPR DMNAME: Python for dm_check: the dm.<target> figures of the volume
 # VOLEXPR (e.g. "lv('vgt', 'pe')") against the kernel's `dmsetup status DMNAME` line, read now
-# and parsed here by its documented format (thin-pool, snapshot, multipath), not by storpulse.
+# and parsed here by its documented format (thin-pool, snapshot, multipath, cache, writecache,
+# integrity), not by storpulse.
 figures_check() {
         local s
         s=$(dmsetup status "$2") || fail "dmsetup status $2"
@@ -116,7 +117,12 @@ def r(x):
     return int(a) / int(b)
 def near(x, want, what):
     ok(isinstance(x, (int, float)) and abs(x - want) < 1e-9, '%s: %r, the kernel %r' % (what, x, want))
-if K[2] == 'thin-pool':
+if K[2] == 'thin-pool' and K[3] in ('Fail', 'Error'):
+    t = d['thin_pool']
+    eq(t['failed'], True, 'failed (%s)' % K[3])
+    eq(t['metadata_usage_ratio'], None, 'no metadata usage (%s)' % K[3])
+    eq(t['data_usage_ratio'], None, 'no data usage (%s)' % K[3])
+elif K[2] == 'thin-pool':
     t = d['thin_pool']
     near(t['metadata_usage_ratio'], r(K[4]), 'metadata usage (%s)' % K[4])
     near(t['data_usage_ratio'], r(K[5]), 'data usage (%s)' % K[5])
@@ -136,6 +142,17 @@ elif K[2] == 'multipath':
     st = [K[i + 1] for i in range(len(K) - 1) if re.fullmatch(r'\d+:\d+', K[i])]
     eq(t['paths'], len(st), 'paths (%s)' % st)
     eq(t['paths_failed'], st.count('F'), 'failed paths (%s)' % st)
+elif K[2] == 'cache':
+    # "Fail"/"Error", or ... <metadata mode rw|ro> <needs_check|->
+    t = d['cache']
+    eq(t['failed'], K[3] in ('Fail', 'Error'), 'failed (%s)' % K[3])
+    if K[3] not in ('Fail', 'Error'):
+        eq(t['read_only'], K[-2] == 'ro', 'read_only (%s)' % K[-2])
+        eq(t['needs_check'], K[-1] == 'needs_check', 'needs_check (%s)' % K[-1])
+elif K[2] == 'writecache':
+    eq(d['writecache']['error'], int(K[3]), 'error indicator (%s)' % K[3])
+elif K[2] == 'integrity':
+    eq(d['integrity']['mismatches'], int(K[3]), 'mismatches (%s)' % K[3])
 else:
     ok(False, 'no figures for %s' % K[2])
 PY
