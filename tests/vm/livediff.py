@@ -66,6 +66,7 @@ def kernel():
             if d.startswith("dev-"):
                 members[d[4:]] = read(os.path.join(md, d, "state"), "?")
         arrays[name] = dict(sync_action=read(os.path.join(md, "sync_action")),
+                            reshape_direction=read(os.path.join(md, "reshape_direction")),
                             array_state=read(os.path.join(md, "array_state")),
                             degraded=read(os.path.join(md, "degraded")),
                             members=members)
@@ -132,11 +133,15 @@ def compare(k0, k1, api, oneshot, prom, status):
                 continue
             if key == "md" and isinstance(o.get(key), dict) and isinstance(d.get(key), dict):
                 # the reshape position moves like the progress: the daemon's may be behind the
-                # fresh read's (read later), never ahead, and both have one or neither
+                # fresh read's (read later), never ahead, and both have one or neither. Behind
+                # is lower when md reshapes forwards (a grow), higher when it works backwards
+                # (md/reshape_direction: a shrink, or a reshape that moves the data offset up)
                 od, dd = dict(o[key]), dict(d[key])
                 op, dp = od.pop("reshape_position_sectors", None), dd.pop("reshape_position_sectors", None)
-                if (op is None) != (dp is None) or (op is not None and dp > op):
-                    errs.append(f"{n}.md.reshape_position_sectors: daemon {dp} vs fresh read {op}")
+                back = (k0["arrays"].get(n) or {}).get("reshape_direction") == "backwards"
+                if (op is None) != (dp is None) or (op is not None and (dp < op if back else dp > op)):
+                    errs.append(f"{n}.md.reshape_position_sectors: daemon {dp} vs fresh read {op}"
+                                f" (reshaping {'backwards' if back else 'forwards'})")
                 if od != dd:
                     errs.append(f"{n}.md: daemon {json.dumps(dd)} != fresh read {json.dumps(od)}")
                 continue
