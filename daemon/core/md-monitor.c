@@ -10,11 +10,11 @@
  * stops), often before the rest of the state has settled (a notification of sync_action while
  * the sync thread still winds down), and not at all for sync_speed or the speed limits. So a
  * live timer re-reads, every MD_MONITOR_LIVE_USEC, each array whose operation runs (sync_action
- * not idle), whose last read failed (retried until it works, never left stale) or whose last
- * notification is less than MD_MONITOR_SETTLE_USEC old, and all arrays when
- * /proc/sys/dev/raid/speed_limit_{min,max} changed: what the daemon shows is never older than
- * that period (plus the owner's publication) against a fresh read. An idle array costs two reads
- * of the speed limits per period, nothing else.
+ * not idle; `frozen` too: an administrator can resume it at any moment), whose last read failed
+ * (retried until it works, never left stale) or whose last notification is less than
+ * MD_MONITOR_SETTLE_USEC old, and all arrays when /proc/sys/dev/raid/speed_limit_{min,max} changed:
+ * what the daemon shows is never older than that period (plus the owner's publication) against a
+ * fresh read. An idle array costs two reads of the speed limits per period, nothing else.
  *
  * Handler calls may re-enter the monitor (follow/drop), so nothing that a call can move (the
  * followed[] array) is held across one: names are copied, entries looked up again. */

@@ -7,7 +7,8 @@
  * MD_MONITOR_DM_RAID, lvm-raid1-syncing's LV is tracked from inventory_refresh_dm_raid(): its
  * captured resync at 30976/245760 is "started", and the status of the in-sync capture
  * ("AA 245760/245760 idle") finishes it. Fixture files are regular files, so md-watch sees them
- * through its safety-net interval here; EPOLLPRI is covered by the VM suite. */
+ * through its safety-net interval here; EPOLLPRI is covered by the VM suite. The live timer:
+ * a running resync and a frozen one are re-read with no notification (test_live, test_frozen). */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -270,6 +271,82 @@ static void test_live(void) {
         sd_event_unref(e);
 }
 
+/* Run the loop for `usec` of wall time. */
+static void run_for(sd_event *e, usec_t usec) {
+        usec_t end = now(CLOCK_MONOTONIC) + usec;
+
+        while (now(CLOCK_MONOTONIC) < end)
+                (void) sd_event_run(e, 20 * USEC_PER_MSEC);
+}
+
+/* A frozen array (an administrator wrote "frozen" to sync_action mid-resync) can move at any
+ * moment: it is re-read like a running one, past the settle window of its last notification, so
+ * the resync resuming shows within the live period even if no notification is seen. */
+static void test_frozen(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(md_monitor_freep) MdMonitor *m = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        sd_event *e = NULL;
+        Seen s = {};
+        const Volume *v;
+        const char *md = "sys/class/block/md0/md/";
+        const char *frozen = "Personalities : [raid1] \n"
+                             "md1 : active raid1 sdb2[1] sda2[0]\n"
+                             "      261120 blocks super 1.2 [2/2] [UU]\n"
+                             "        resync=DELAYED\n      \n"
+                             "md0 : active raid1 sdb1[1] sda1[0]\n"
+                             "      261120 blocks super 1.2 [2/2] [UU]\n      \n"
+                             "unused devices: <none>\n";
+        const char *resumed = "Personalities : [raid1] \n"
+                              "md1 : active raid1 sdb2[1] sda2[0]\n"
+                              "      261120 blocks super 1.2 [2/2] [UU]\n"
+                              "        resync=DELAYED\n      \n"
+                              "md0 : active raid1 sdb1[1] sda1[0]\n"
+                              "      261120 blocks super 1.2 [2/2] [UU]\n"
+                              "      [=====>...............]  resync = 25.0% (65280/261120) "
+                              "finish=0.5min speed=6528K/sec\n      \n"
+                              "unused devices: <none>\n";
+        char p[128];
+
+        use_fixture("md-raid1-delayed");
+        fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok(fd >= 0, "fixture root");
+        inv = scan();
+        ok(sd_event_new(&e) >= 0, "event loop");
+        is_int(md_monitor_new(e, inv, 0, NULL, 0, on_event, &s, &m), 0, "new, no safety net");
+        is_int(md_monitor_sync(m), 2, "md0 and md1 followed");
+        ok(run_until(e, &s, "md0 started resync"), "md0 resyncing");
+        (void) snprintf(p, sizeof(p), "%ssync_action", md);
+        ok(write_file_atomic_at(fd, p, "frozen\n", 7) >= 0, "md0 frozen");
+        (void) snprintf(p, sizeof(p), "%ssync_completed", md);
+        ok(write_file_atomic_at(fd, p, "none\n", 5) >= 0 &&
+                   write_file_atomic_at(fd, "proc/mdstat", frozen, strlen(frozen)) >= 0,
+           "no progress while frozen");
+        is_int(inventory_device_change(inv, "md0"), 0, "md0 re-read (as on its notification)");
+        v = inventory_get(inv, "md0");
+        is_str(v && v->sync.action ? v->sync.action : "?", "frozen", "md0 shown frozen");
+        /* past the settle window of every notification so far (MD_MONITOR_SETTLE_USEC, 3 s) */
+        run_for(e, 3500 * USEC_PER_MSEC);
+        (void) snprintf(p, sizeof(p), "%ssync_action", md);
+        ok(write_file_atomic_at(fd, p, "resync\n", 7) >= 0, "md0 unfrozen, no notification");
+        (void) snprintf(p, sizeof(p), "%ssync_completed", md);
+        ok(write_file_atomic_at(fd, p, "130560 / 522240\n", 16) >= 0 &&
+                   write_file_atomic_at(fd, "proc/mdstat", resumed, strlen(resumed)) >= 0,
+           "the resync resumes at a quarter");
+        for (int i = 0; i < 75; i++) {
+                v = inventory_get(inv, "md0");
+                if (v && v->sync.action && strcmp(v->sync.action, "resync") == 0)
+                        break;
+                (void) sd_event_run(e, 20 * USEC_PER_MSEC);
+        }
+        v = inventory_get(inv, "md0");
+        is_str(v && v->sync.action ? v->sync.action : "?", "resync",
+               "the frozen array was re-read: resync shown again");
+        is_double(v ? v->sync.progress : -1, 0.25, 1e-9, "at a quarter");
+        m = md_monitor_free(m);
+        sd_event_unref(e);
+}
+
 int main(void) {
         char cmd[128];
 
@@ -278,6 +355,7 @@ int main(void) {
         test_md();
         test_dm_raid();
         test_live();
+        test_frozen();
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         is_int(system(cmd), 0, "cleanup");
         return tap_done();
