@@ -3,9 +3,10 @@
 # through md's lifecycle while, 1 s after each change, its /api/v1/volumes, /metrics and status
 # are held against a one-shot `storpulsectl volumes --json` and both against the kernel's own
 # figures (tests/vm/livediff.py): two checks on arrays sharing disks (one delayed behind the
-# other), a check stopped, a recovery mid-way, a recovery interrupted by a second failure, a
-# member removed, a --replace to its end, a RAID5 reshape mid-way, and a RAID0 whose member
-# vanished. Disks: 1-2 partitioned (two arrays on them), 3-6 whole.
+# other), a check stopped, a recovery mid-way, frozen by the administrator and let go on, a
+# recovery interrupted by a second failure, a member removed, a --replace to its end, a RAID5
+# reshape mid-way, and a RAID0 whose member vanished. Disks: 1-2 partitioned (two arrays on
+# them), 3-6 whole.
 # shellcheck disable=SC2016
 source ../lib.sh
 source ./live-common.sh
@@ -75,6 +76,15 @@ wait_until 30 "md3 recovering" md_sync_started md3
 step raid5-recover-mid
 sleep 2
 step raid5-recover-later
+# an administrator freezes the recovery, then lets it go on: md restarts it from its checkpoint
+echo frozen >/sys/block/md3/md/sync_action
+wait_until 30 "md3 frozen" md_is md3 sync_action frozen
+md_dump md3
+step raid5-recover-frozen
+echo idle >/sys/block/md3/md/sync_action
+wait_until 30 "md3 recovering again" md_is md3 sync_action recover
+md_dump md3
+step raid5-recover-unfrozen
 echo faulty >/sys/block/md3/md/dev-$c/state
 wait_until 30 "md3 stopped recovering" md_is md3 sync_action idle
 md_dump md3
