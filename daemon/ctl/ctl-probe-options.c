@@ -16,6 +16,7 @@
 #include "basic/time-util.h"
 #include "ctl/ctl-probe-internal.h"
 #include "ctl/ctl-util.h"
+#include "probe/probe-scratch.h"
 
 static void help(FILE *f) {
         fprintf(f,
@@ -41,6 +42,13 @@ static void help(FILE *f) {
                 "                            hold the random runs\n"
                 "  --seed=N                  seed for offsets (default: random)\n"
                 "  --idle                    probe at nice 19 and I/O priority class idle\n"
+                "  --write                   write instead of reading: each PATH is a directory\n"
+                "                            on a mounted filesystem; storpulse creates (once)\n"
+                "                            PATH/" PROBE_SCRATCH_NAME " and writes only there\n"
+                "                            (sequential, random, random + fdatasync; never a\n"
+                "                            device); remove the file to give the space back\n"
+                "  --write-size=SIZE         size of that scratch file (default 64M, 1M..1T; it\n"
+                "                            must leave 5%% and 16M of the filesystem free)\n"
                 "  --json                    one JSON object per target and line\n"
                 "  --no-progress             no progress line (shown only when stderr is a tty)\n"
                 "  --profile=NAME            ask the running storpulsed to run profile NAME over\n"
@@ -156,6 +164,8 @@ enum {
         ARG_JSON,
         ARG_NO_PROGRESS,
         ARG_IDLE,
+        ARG_WRITE,
+        ARG_WRITE_SIZE,
 };
 
 /* "--rand-queue-depth=N[,M]" */
@@ -227,6 +237,17 @@ static int parse_option(ProbeCli *cli, int c, const char *arg, bool *seed_set, b
         case ARG_IDLE:
                 p->idle_priority = true;
                 return 0;
+        case ARG_WRITE:
+                p->write = true;
+                return 0;
+        case ARG_WRITE_SIZE:
+                r = parse_size_opt("--write-size", arg, &p->write_file_bytes);
+                if (r >= 0 &&
+                    (p->write_file_bytes < PROBE_WRITE_FILE_MIN ||
+                     p->write_file_bytes > PROBE_WRITE_FILE_MAX || p->write_file_bytes % 4096 != 0))
+                        return usage_error("--write-size", arg,
+                                           "must be a multiple of 4K between 1M and 1T");
+                return r;
         case 'v':
                 ctl_set_verbose(true);
                 return 0;
@@ -235,6 +256,8 @@ static int parse_option(ProbeCli *cli, int c, const char *arg, bool *seed_set, b
 }
 
 static unsigned random_runs(const ProbeParams *p) {
+        if (p->write) /* write_random and write_sync */
+                return p->rand_queue_depth > 0 ? 2 : 0;
         return (p->rand_queue_depth > 0) + (p->rand_deep_queue_depth > 0);
 }
 
@@ -287,6 +310,8 @@ int ctl_probe_parse_argv(int argc, char **argv, ProbeCli *cli) {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "no-progress", no_argument, NULL, ARG_NO_PROGRESS },
                 { "idle", no_argument, NULL, ARG_IDLE },
+                { "write", no_argument, NULL, ARG_WRITE },
+                { "write-size", required_argument, NULL, ARG_WRITE_SIZE },
                 { "verbose", no_argument, NULL, 'v' },
                 {},
         };

@@ -44,6 +44,7 @@
 #include "ctl/ctl-util.h"
 #include "ctl/ctl.h"
 #include "probe/probe-runner.h"
+#include "probe/probe-scratch.h"
 
 static inline void json_object_putp(json_object **j) {
         if (*j)
@@ -110,6 +111,53 @@ static char *display_path(const char *path) {
 
 #define NUM_WIDTH 9
 
+/* --write: the write phases' columns (the scratch file's size under SIZE). */
+static void print_header_write(const ProbeCli *cli) {
+        const ProbeParams *p = &cli->params;
+        char label[32];
+
+        if (p->seq_bytes > 0)
+                printf(" %*s", NUM_WIDTH, "WR MiB/s");
+        if (p->rand_queue_depth > 0) {
+                (void) snprintf(label, sizeof(label), "WR IOPS QD%u", p->rand_queue_depth);
+                printf(" %*s %*s %*s %*s", NUM_WIDTH + 4, label, NUM_WIDTH + 1, "WR p99",
+                       NUM_WIDTH + 1, "SYNC p50", NUM_WIDTH + 1, "SYNC p99");
+        }
+        printf(" %5s %6s %s\n", "CPU%", "ERRORS", "STATE");
+}
+
+static void print_latency_cell(const ProbePhaseResult *x, double pct) {
+        char buf[32];
+        bool have = x && x->ran && x->latency.count > 0;
+
+        if (have)
+                format_ns(buf, sizeof(buf), latency_histogram_percentile(&x->latency, pct));
+        printf(" %*s", NUM_WIDTH + 1, have ? buf : "-");
+}
+
+static void print_cells_write(const ProbeCli *cli, const ProbeResult *r) {
+        const ProbeParams *p = &cli->params;
+        const ProbePhaseResult *seq = r ? &r->phases[PROBE_PHASE_WRITE_SEQUENTIAL] : NULL,
+                               *rnd = r ? &r->phases[PROBE_PHASE_WRITE_RANDOM] : NULL,
+                               *syn = r ? &r->phases[PROBE_PHASE_WRITE_SYNC] : NULL;
+        char buf[32];
+
+        if (p->seq_bytes > 0) {
+                if (seq && seq->ran)
+                        (void) snprintf(buf, sizeof(buf), "%.1f",
+                                        bytes_to_mib(probe_phase_bytes_per_second(seq)));
+                printf(" %*s", NUM_WIDTH, seq && seq->ran ? buf : "-");
+        }
+        if (p->rand_queue_depth > 0) {
+                if (rnd && rnd->ran)
+                        (void) snprintf(buf, sizeof(buf), "%.0f", probe_phase_iops(rnd));
+                printf(" %*s", NUM_WIDTH + 4, rnd && rnd->ran ? buf : "-");
+                print_latency_cell(rnd, 99);
+                print_latency_cell(syn, 50);
+                print_latency_cell(syn, 99);
+        }
+}
+
 static void print_header(ProbeCli *cli) {
         const ProbeParams *p = &cli->params;
         char label[32];
@@ -118,6 +166,8 @@ static void print_header(ProbeCli *cli) {
                 return;
         cli->header_printed = true;
         printf("%-*s %9s", (int) cli->target_width, "TARGET", "SIZE");
+        if (p->write)
+                return print_header_write(cli);
         if (p->seq_bytes > 0)
                 printf(" %*s", NUM_WIDTH, "SEQ MiB/s");
         if (p->rand_queue_depth > 0) {
@@ -151,7 +201,9 @@ static void print_row(ProbeCli *cli, const char *path, const ProbeRunnerOutcome 
         if (o->have_info)
                 (void) format_bytes(size, sizeof(size), o->info.size_bytes);
         printf("%-*s %9s", (int) cli->target_width, shown, size);
-        if (p->seq_bytes > 0) {
+        if (p->write)
+                print_cells_write(cli, r);
+        if (!p->write && p->seq_bytes > 0) {
                 const ProbePhaseResult *seq = r ? &r->phases[PROBE_PHASE_SEQUENTIAL] : NULL;
 
                 if (seq && seq->ran)
@@ -159,7 +211,7 @@ static void print_row(ProbeCli *cli, const char *path, const ProbeRunnerOutcome 
                                         bytes_to_mib(probe_phase_bytes_per_second(seq)));
                 printf(" %*s", NUM_WIDTH, seq && seq->ran ? buf : "-");
         }
-        for (ProbePhase ph = PROBE_PHASE_RANDOM; ph <= PROBE_PHASE_RANDOM_DEEP; ph++) {
+        for (ProbePhase ph = PROBE_PHASE_RANDOM; !p->write && ph <= PROBE_PHASE_RANDOM_DEEP; ph++) {
                 const ProbePhaseResult *x = r ? &r->phases[ph] : NULL;
 
                 if ((ph == PROBE_PHASE_RANDOM ? p->rand_queue_depth : p->rand_deep_queue_depth) ==
@@ -169,7 +221,7 @@ static void print_row(ProbeCli *cli, const char *path, const ProbeRunnerOutcome 
                         (void) snprintf(buf, sizeof(buf), "%.0f", probe_phase_iops(x));
                 printf(" %*s", NUM_WIDTH + 2, x && x->ran ? buf : "-");
         }
-        if (p->rand_queue_depth > 0) {
+        if (!p->write && p->rand_queue_depth > 0) {
                 const ProbePhaseResult *x = r ? &r->phases[PROBE_PHASE_RANDOM] : NULL;
                 bool have = x && x->ran && x->latency.count > 0;
                 const nsec_t v[] = {
@@ -344,7 +396,7 @@ static void print_json(const char *path, const ProbeRunnerOutcome *o, const char
                 json_object_object_add(j, "size_bytes", json_object_new_uint64(o->info.size_bytes));
                 json_object_object_add(j, "logical_block_size_bytes",
                                        json_object_new_int64(o->info.logical_block_size));
-                if (o->info.kind == PROBE_TARGET_FILE) {
+                if (o->info.kind != PROBE_TARGET_BLOCK) {
                         json_object_object_add(j, "sparse",
                                                json_object_new_boolean(o->info.has_holes));
                         json_object_object_add(j, "allocated_bytes",
@@ -386,6 +438,14 @@ static int report_unusable(ProbeCli *cli, const char *path, const char *shown,
                            const ProbeRunnerOutcome *o) {
         char buf[256];
 
+        if (cli->params.write) {
+                (void) snprintf(buf, sizeof(buf), "%s (%s)", probe_scratch_strerror(o->error),
+                                strerror(-o->error));
+                log_error("%s: cannot write-probe: %s", shown, buf);
+                if (cli->json)
+                        print_json(path, o, "unusable", buf, NULL);
+                return EXIT_UNUSABLE;
+        }
         switch (o->error) {
         case -ENOENT:
         case -EISDIR:

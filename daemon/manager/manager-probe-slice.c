@@ -295,10 +295,15 @@ static void phase_shape(const ProbeParams *p, ProbePhase phase, unsigned *ret_qd
                         uint64_t *ret_bs) {
         switch (phase) {
         case PROBE_PHASE_SEQUENTIAL:
+        case PROBE_PHASE_WRITE_SEQUENTIAL:
                 *ret_qd = p->seq_queue_depth, *ret_bs = p->seq_block_size;
                 return;
         case PROBE_PHASE_RANDOM:
+        case PROBE_PHASE_WRITE_RANDOM:
                 *ret_qd = p->rand_queue_depth, *ret_bs = p->rand_block_size;
+                return;
+        case PROBE_PHASE_WRITE_SYNC:
+                *ret_qd = 1, *ret_bs = p->rand_block_size;
                 return;
         case PROBE_PHASE_RANDOM_DEEP:
         case _PROBE_PHASE_MAX:

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The libaio probe engine: O_DIRECT reads through io_submit()/io_getevents(). Everything the hot
+/* The libaio probe engine: O_DIRECT reads (and, for a ProbeIo that says so, writes: only ever
+ * effective on a scratch file opened O_RDWR, see probe-engine.h) through
+ * io_submit()/io_getevents(), fdatasync() for the write_sync phase. Everything the hot
  * loop touches is allocated once: one iocb per slot, an iocb pointer array and an io_event array
  * of the largest depth, and one slot buffer mapped for the largest phase (reserve()), so later
  * setup() calls that fit reuse them and submitting and reaping never allocate. Completions are
@@ -124,6 +126,18 @@ static bool want_huge(const AioEngine *a) {
         return a->thp == PROBE_THP_ALWAYS || a->thp == PROBE_THP_MADVISE;
 }
 
+/* xorshift64 words: cheap, incompressible enough for a write probe's buffer. */
+static void fill_pattern(uint8_t *p, size_t bytes) {
+        uint64_t x = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t) (uintptr_t) p;
+
+        for (size_t i = 0; i + sizeof(x) <= bytes; i += sizeof(x)) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                memcpy(p + i, &x, sizeof(x));
+        }
+}
+
 /* Map bytes aligned to align (a power of two >= the page size): over-map by align and trim both
  * ends, so the buffer is the whole of its mapping and a huge page can back every 2 MiB of it. */
 static int map_buffers(AioEngine *a, uint64_t bytes, uint64_t align) {
@@ -157,8 +171,10 @@ static int map_buffers(AioEngine *a, uint64_t bytes, uint64_t align) {
         /* Before the first touch, so the faults below allocate huge pages. Best effort: without
          * them reads still work, only split into more requests. */
         a->hugepage_advised = want_huge(a) && madvise(aligned, (size_t) bytes, MADV_HUGEPAGE) == 0;
-        /* Touch the buffers now so page faults do not land inside measured reads. */
-        memset(aligned, 0, (size_t) bytes);
+        /* Touch the buffers now so page faults do not land inside measured reads, with data a
+         * write probe can write: not zeros, which thin pools, VDO and compressing drives would
+         * store without writing. */
+        fill_pattern(aligned, (size_t) bytes);
         return 0;
 }
 
@@ -246,8 +262,12 @@ static int aio_submit(void *userdata, const ProbeIo *ios, unsigned n) {
 
                 if (s >= a->depth || ios[i].length > a->max_io_bytes)
                         return -EINVAL; /* a caller bug: nothing was submitted */
-                io_prep_pread(cb, a->fd, a->buffers + (size_t) s * a->stride, ios[i].length,
-                              (long long) ios[i].offset);
+                if (ios[i].write)
+                        io_prep_pwrite(cb, a->fd, a->buffers + (size_t) s * a->stride,
+                                       ios[i].length, (long long) ios[i].offset);
+                else
+                        io_prep_pread(cb, a->fd, a->buffers + (size_t) s * a->stride, ios[i].length,
+                                      (long long) ios[i].offset);
                 cb->data = (void *) (uintptr_t) s;
                 a->iocbps[i] = cb;
         }
@@ -277,6 +297,12 @@ static int aio_getevents(void *userdata, unsigned min, unsigned max, ProbeComple
                 ret[i].res = (int64_t) (long) a->events[i].res;
         }
         return r;
+}
+
+static int aio_sync(void *userdata) {
+        AioEngine *a = userdata;
+
+        return RET_NERRNO(fdatasync(a->fd));
 }
 
 static nsec_t aio_now_ns(void *userdata) {
@@ -330,6 +356,7 @@ static const ProbeEngineOps aio_ops = {
         .setup = aio_setup,
         .submit = aio_submit,
         .getevents = aio_getevents,
+        .sync = aio_sync,
         .now_ns = aio_now_ns,
         .cpu_usec = aio_cpu_usec,
         .cpu_wait_ns = aio_cpu_wait_ns,

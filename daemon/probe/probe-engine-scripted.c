@@ -113,6 +113,7 @@ static int script_submit(void *userdata, const ProbeIo *ios, unsigned n) {
                               ? s->script->latencies_ns[s->stats.submitted % s->script->n_latencies]
                               : 0;
                 s->stats.submitted++;
+                s->stats.writes += ios[i].write;
                 slot = &s->slots[ios[i].slot];
                 *slot = (ScriptSlot){
                         .inflight = true,
@@ -187,6 +188,16 @@ static int script_getevents(void *userdata, unsigned min, unsigned max, ProbeCom
         return (int) n;
 }
 
+static int script_sync(void *userdata) {
+        ScriptEngine *s = userdata;
+
+        if (s->inflight > 0)
+                return -EBUSY; /* a probe bug: sync() is only called with nothing in flight */
+        s->stats.syncs++;
+        s->now += s->script->sync_ns;
+        return 0;
+}
+
 static nsec_t script_now_ns(void *userdata) {
         ScriptEngine *s = userdata;
 
@@ -221,6 +232,7 @@ static const ProbeEngineOps script_ops = {
         .setup = script_setup,
         .submit = script_submit,
         .getevents = script_getevents,
+        .sync = script_sync,
         .now_ns = script_now_ns,
         .cpu_usec = script_cpu_usec,
         .cpu_wait_ns = script_cpu_wait_ns,

@@ -14,7 +14,8 @@
  *
  * The protocol, both sides of which live in this file so they cannot drift apart: the parent
  * writes one REQUEST (the parameters and how to find sysfs; the path is argv[1], visible in ps);
- * the helper opens the target (open() of a block node can itself hang), checks the parameters
+ * the helper opens the target (open() of a block node can itself hang; a write probe's scratch
+ * file in the directory argv[1] instead, probe-scratch.h), checks the parameters
  * against it, runs probe_run() over the libaio engine and writes framed messages: TARGET
  * (refusal or description), PROGRESS (throttled by probe.c), RESULT. Frames carry structs of
  * this build; a request of another layout (a helper from another build) is refused. The
@@ -52,6 +53,7 @@
 #include "probe/probe-engine.h"
 #include "probe/probe-runner.h"
 #include "probe/probe-sandbox.h"
+#include "probe/probe-scratch.h"
 
 typedef enum MsgType {
         MSG_REQUEST = 1,
@@ -274,7 +276,12 @@ int probe_runner_helper_main(int argc, char *argv[]) {
                                IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0));
         }
 
-        r = probe_target_open(argv[1], sysfs, &t);
+        /* A write probe writes only to the scratch file in the directory argv[1]; a read probe
+         * opens its target read-only. There is no other way to a writable fd. */
+        if (req.params.write)
+                r = probe_scratch_open(argv[1], req.params.write_file_bytes, sysfs, &t);
+        else
+                r = probe_target_open(argv[1], sysfs, &t);
         if (r < 0) {
                 mt.error = r;
                 return send_msg(fd, MSG_TARGET, &mt, sizeof(mt)) < 0;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The probe helper's sandbox. The helper is spawned by a root daemon (or a root CLI) and needs
  * its privileges for one thing: opening the target (a root-owned block node; the device-mapper
- * ioctl the daemon holds CAP_SYS_ADMIN for is never made here). Everything after that - libaio
- * reads on the open fd, frames on its socket, its clocks - needs none, so before the first read
- * the helper gives up what a bug in the read path or a hostile device could otherwise use:
+ * ioctl the daemon holds CAP_SYS_ADMIN for is never made here; a write probe's scratch file).
+ * Everything after that - libaio reads (or a write probe's writes and fdatasync) on the open fd,
+ * frames on its socket, its clocks - needs none, so before the first read the helper gives up what
+ * a bug in the read path or a hostile device could otherwise use:
  *
  * - capabilities: the ambient set is cleared, the bounding set emptied (needs CAP_SETPCAP: a
  *   helper that lacks it, e.g. under the shipped unit whose bounding set is CAP_SYS_ADMIN alone,
@@ -113,6 +114,8 @@ static const struct sock_filter filter[] = {
         ALLOW(__NR_writev),
         ALLOW(__NR_sendto),
         ALLOW(__NR_close),
+        /* the write probe's write_sync phase, on its scratch file */
+        ALLOW(__NR_fdatasync),
         /* malloc and the probe's buffer */
         ALLOW(__NR_brk),
         ALLOW(__NR_munmap),

@@ -29,6 +29,7 @@
 static const char *const probe_target_kind_table[_PROBE_TARGET_KIND_MAX] = {
         [PROBE_TARGET_BLOCK] = "block",
         [PROBE_TARGET_FILE] = "file",
+        [PROBE_TARGET_SCRATCH] = "scratch",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(probe_target_kind, ProbeTargetKind, probe_target_kind_table)
@@ -172,6 +173,22 @@ static int describe_block(int fd, ProbeTargetInfo *info) {
         info->allocated_bytes = size;
         info->logical_block_size = (uint32_t) lbs;
         info->mem_align = pick_pow2_align((uint32_t) lbs);
+        return 0;
+}
+
+int probe_target_describe_file(int fd, int sysfs_dirfd, ProbeTargetInfo *ret) {
+        ProbeTargetInfo info = {};
+        struct stat st;
+        int r;
+
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (!S_ISREG(st.st_mode))
+                return probe_target_check_mode(st.st_mode) ?: -EINVAL;
+        r = describe_file(fd, &st, sysfs_dirfd, &info);
+        if (r < 0)
+                return r;
+        *ret = info;
         return 0;
 }
 

@@ -23,6 +23,15 @@ static const char *const probe_phase_table[_PROBE_PHASE_MAX] = {
         [PROBE_PHASE_SEQUENTIAL] = "sequential",
         [PROBE_PHASE_RANDOM] = "random",
         [PROBE_PHASE_RANDOM_DEEP] = "random_deep",
+        [PROBE_PHASE_WRITE_SEQUENTIAL] = "write_sequential",
+        [PROBE_PHASE_WRITE_RANDOM] = "write_random",
+        [PROBE_PHASE_WRITE_SYNC] = "write_sync",
+};
+
+static const char *const probe_phase_label_table[_PROBE_PHASE_MAX] = {
+        [PROBE_PHASE_SEQUENTIAL] = "sequential",   [PROBE_PHASE_RANDOM] = "random",
+        [PROBE_PHASE_RANDOM_DEEP] = "random_deep", [PROBE_PHASE_WRITE_SEQUENTIAL] = "sequential",
+        [PROBE_PHASE_WRITE_RANDOM] = "random",     [PROBE_PHASE_WRITE_SYNC] = "sync",
 };
 
 static const char *const probe_param_table[_PROBE_PARAM_MAX] = {
@@ -34,11 +43,20 @@ static const char *const probe_param_table[_PROBE_PARAM_MAX] = {
         [PROBE_PARAM_RAND_DURATION] = "rand-seconds",
         [PROBE_PARAM_RAND_COUNT] = "rand-count",
         [PROBE_PARAM_TIMEOUT] = "timeout",
+        [PROBE_PARAM_WRITE_SIZE] = "write-size",
 };
 
 DEFINE_STRING_TABLE_LOOKUP(probe_state, ProbeState, probe_state_table)
 DEFINE_STRING_TABLE_LOOKUP(probe_phase, ProbePhase, probe_phase_table)
 DEFINE_STRING_TABLE_LOOKUP(probe_param, ProbeParam, probe_param_table)
+
+bool probe_phase_is_write(ProbePhase p) {
+        return p >= PROBE_PHASE_WRITE_SEQUENTIAL && p < _PROBE_PHASE_MAX;
+}
+
+const char *probe_phase_label(ProbePhase p) {
+        return p >= 0 && p < _PROBE_PHASE_MAX ? probe_phase_label_table[p] : NULL;
+}
 
 static int bad(ProbeParam which, int error, ProbeParam *ret_bad) {
         if (ret_bad)
@@ -83,6 +101,10 @@ int probe_params_validate(const ProbeParams *p, ProbeParam *ret_bad) {
         }
         if (p->timeout_usec == 0 || p->timeout_usec > PROBE_DURATION_MAX_USEC)
                 return bad(PROBE_PARAM_TIMEOUT, -ERANGE, ret_bad);
+        if (p->write &&
+            (p->write_file_bytes < PROBE_WRITE_FILE_MIN ||
+             p->write_file_bytes > PROBE_WRITE_FILE_MAX || p->write_file_bytes % 4096 != 0))
+                return bad(PROBE_PARAM_WRITE_SIZE, -ERANGE, ret_bad);
         return 0;
 }
 
@@ -139,6 +161,8 @@ typedef struct Phase {
         void *userdata;
 
         bool sequential;
+        bool write; /* writes instead of reads */
+        bool sync;  /* fdatasync() after each write (depth 1) */
         uint32_t bs;
         unsigned depth;
         uint64_t nblocks, next_block, rng;
@@ -190,6 +214,7 @@ static void queue_read(Phase *ph, uint32_t slot, uint64_t offset) {
                 .offset = offset,
                 .length = ph->bs,
                 .slot = slot,
+                .write = ph->write,
         };
 }
 
@@ -257,11 +282,28 @@ static void issue(Phase *ph, nsec_t now_ns) {
         } while (ph->n_pending == 0 && ph->n_free > 0 && want_more(ph, now_ns));
 }
 
+/* write_sync: the write landed (depth 1, so nothing else is in flight); make it durable and
+ * time only the fdatasync(). */
+static void complete_sync(Phase *ph, const Slot *s, nsec_t now_ns) {
+        int r = probe_engine_sync(ph->e);
+        nsec_t t = probe_engine_now_ns(ph->e);
+
+        ph->res->bytes += s->length;
+        if (r < 0) {
+                record_error(ph, s->offset, r);
+                return;
+        }
+        ph->res->ios++;
+        latency_histogram_add(&ph->res->latency, t > now_ns ? t - now_ns : 0);
+}
+
 static void complete(Phase *ph, const ProbeCompletion *c, nsec_t now_ns) {
         Slot *s = &ph->slots[c->slot];
 
         ph->inflight--;
-        if (c->res == (int64_t) s->length) {
+        if (c->res == (int64_t) s->length && ph->sync)
+                complete_sync(ph, s, now_ns);
+        else if (c->res == (int64_t) s->length) {
                 ph->res->ios++;
                 ph->res->bytes += s->length;
                 latency_histogram_add(&ph->res->latency,
@@ -358,9 +400,11 @@ static int phase_run(Phase *ph) {
                 }
                 if (n == 0)
                         continue; /* timed out: the deadline check above ends it */
-                last_reap_ns = now_ns;
                 for (int i = 0; i < n; i++)
                         complete(ph, &ph->events[i], now_ns);
+                if (ph->sync) /* the fdatasync() took time too */
+                        now_ns = probe_engine_now_ns(ph->e);
+                last_reap_ns = now_ns;
                 issue(ph, now_ns);
                 report_progress(ph, now_ns, false);
         }
@@ -389,8 +433,11 @@ static void plan_phases(const ProbeParams *p, uint64_t size_bytes, uint32_t logi
 
         *ret = (PhasePlan){};
         for (ProbePhase which = 0; which < _PROBE_PHASE_MAX; which++) {
+                if (probe_phase_is_write(which) != p->write)
+                        continue;
                 switch (which) {
                 case PROBE_PHASE_SEQUENTIAL:
+                case PROBE_PHASE_WRITE_SEQUENTIAL:
                         if (p->seq_bytes == 0)
                                 continue;
                         ret->bs[which] = MIN(p->seq_block_size, max_bs);
@@ -398,8 +445,14 @@ static void plan_phases(const ProbeParams *p, uint64_t size_bytes, uint32_t logi
                         break;
                 case PROBE_PHASE_RANDOM:
                 case PROBE_PHASE_RANDOM_DEEP:
-                        ret->depth[which] = which == PROBE_PHASE_RANDOM ? p->rand_queue_depth
-                                                                        : p->rand_deep_queue_depth;
+                case PROBE_PHASE_WRITE_RANDOM:
+                        ret->depth[which] = which == PROBE_PHASE_RANDOM_DEEP
+                                                    ? p->rand_deep_queue_depth
+                                                    : p->rand_queue_depth;
+                        ret->bs[which] = MIN(p->rand_block_size, max_bs);
+                        break;
+                case PROBE_PHASE_WRITE_SYNC:
+                        ret->depth[which] = p->rand_queue_depth > 0 ? 1 : 0;
                         ret->bs[which] = MIN(p->rand_block_size, max_bs);
                         break;
                 case _PROBE_PHASE_MAX:
@@ -419,7 +472,9 @@ static void plan_phases(const ProbeParams *p, uint64_t size_bytes, uint32_t logi
  * a random block on, the random phases each with a seed of their own from *rng). */
 static void phase_plan_io(Phase *ph, const ProbeParams *p, uint64_t size_bytes, uint32_t bs,
                           unsigned depth, uint64_t *rng) {
-        if (ph->which == PROBE_PHASE_SEQUENTIAL) {
+        ph->write = probe_phase_is_write(ph->which);
+        ph->sync = ph->which == PROBE_PHASE_WRITE_SYNC;
+        if (ph->which == PROBE_PHASE_SEQUENTIAL || ph->which == PROBE_PHASE_WRITE_SEQUENTIAL) {
                 ph->sequential = true;
                 /* Never more than the target once: a second pass would re-read what a
                  * controller or drive cache now holds and report the cache. */

@@ -7,7 +7,11 @@
  *
  * Model: setup() prepares `depth` I/O slots, each able to read up to max_io_bytes into an
  * engine-owned buffer. submit() queues reads, each naming a free slot; getevents() reaps
- * completions. Reads only: an engine has no way to express a write. */
+ * completions. A ProbeIo is a read unless it says `write`: the engine passes it on as a write
+ * to the fd it was set up with, and only the kernel's access check stands behind that, which
+ * is the point: every block device is opened O_RDONLY (probe-target.h), so a write to one fails
+ * with EBADF in the kernel, whatever the probe asks; only a scratch file (probe-scratch.h) is
+ * opened O_RDWR. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +32,7 @@ typedef struct ProbeIo {
         uint64_t offset; /* bytes, aligned to the target's logical block size */
         uint32_t length; /* bytes, a multiple of the logical block size */
         uint32_t slot;   /* in [0, depth); free until its completion is reaped */
+        bool write;      /* write the slot's buffer instead of reading into it */
 } ProbeIo;
 
 typedef struct ProbeCompletion {
@@ -54,6 +59,8 @@ typedef struct ProbeEngineOps {
          * number reaped (fewer than min, possibly 0, when the timeout hit) or -errno (-EINTR). */
         int (*getevents)(void *userdata, unsigned min, unsigned max, ProbeCompletion *ret,
                          nsec_t timeout_ns);
+        /* fdatasync() the fd of the last setup(): 0 or -errno. Called with nothing in flight. */
+        int (*sync)(void *userdata);
         /* Monotonic time in ns (virtual for the scripted engine). */
         nsec_t (*now_ns)(void *userdata);
         /* CPU time consumed so far by the probing thread, µs (user, system). */
@@ -143,6 +150,9 @@ static inline int probe_engine_getevents(ProbeEngine *e, unsigned min, unsigned 
                                          ProbeCompletion *ret, nsec_t timeout_ns) {
         return e->ops->getevents(e->userdata, min, max, ret, timeout_ns);
 }
+static inline int probe_engine_sync(ProbeEngine *e) {
+        return e->ops->sync ? e->ops->sync(e->userdata) : -EOPNOTSUPP;
+}
 static inline nsec_t probe_engine_now_ns(ProbeEngine *e) {
         return e->ops->now_ns(e->userdata);
 }
@@ -190,12 +200,15 @@ typedef struct ProbeScript {
         nsec_t submit_cost_ns;
         usec_t cpu_user_usec_per_io, cpu_sys_usec_per_io;
         nsec_t cpu_wait_ns_per_io; /* the thread's wait for a CPU per accepted read */
+        nsec_t sync_ns;            /* how long each sync() takes (virtual time) */
         const ProbeFault *faults;
         size_t n_faults;
 } ProbeScript;
 
 typedef struct ProbeScriptStats {
-        uint64_t submitted;         /* reads accepted */
+        uint64_t submitted;         /* reads and writes accepted */
+        uint64_t writes;            /* of those, writes */
+        uint64_t syncs;             /* sync() calls */
         uint64_t completed;         /* completions reaped */
         uint64_t misaligned;        /* reads whose offset or length was not a multiple of 512 */
         uint64_t out_of_range;      /* reads past range_bytes (if set) */

@@ -25,6 +25,7 @@
 typedef enum ProbeTargetKind {
         PROBE_TARGET_BLOCK,
         PROBE_TARGET_FILE,
+        PROBE_TARGET_SCRATCH, /* a write probe's scratch file (probe-scratch.h), opened O_RDWR */
         _PROBE_TARGET_KIND_MAX,
         _PROBE_TARGET_KIND_INVALID = -EINVAL,
 } ProbeTargetKind;
@@ -59,6 +60,10 @@ int probe_target_check_mode(mode_t mode) _const_;
  * st_blksize. Returns 0 and a new ProbeTarget in *ret, or one
  * of the refusals listed at the top (other -errno from open/ioctl pass through). */
 int probe_target_open(const char *path, int sysfs_dirfd, ProbeTarget **ret);
+
+/* Describe an open regular file as probe_target_open() would (kind FILE; refusals as listed at
+ * the top, -EOPNOTSUPP for tmpfs). Returns 0 and *ret, or -errno. */
+int probe_target_describe_file(int fd, int sysfs_dirfd, ProbeTargetInfo *ret);
 
 /* Closes the fd and frees. Accepts NULL, returns NULL. */
 ProbeTarget *probe_target_free(ProbeTarget *t);

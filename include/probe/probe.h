@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* A read-only performance probe of one target over a ProbeEngine: up to three phases, run in
- * this order, each skipped when configured off:
+/* A performance probe of one target over a ProbeEngine. A read probe (the default) has up to three
+ * phases, run in this order, each skipped when configured off:
  *   sequential   seq_bytes read in seq_block_size reads, seq_queue_depth in flight, from a start
  *                offset drawn at random among block-aligned offsets (so repeated probes do not
  *                hit a controller cache), wrapping to offset 0 at the end -> bytes/s; at most
@@ -12,6 +12,16 @@
  *                size), rand_queue_depth in flight, for rand_duration_usec or rand_count reads
  *                -> IOPS and a latency histogram;
  *   random_deep  the same at rand_deep_queue_depth.
+ * A write probe (params.write) runs instead, over a scratch file that probe_scratch_open()
+ * created and opened O_RDWR (never a block device: probe_target_open() opens every target
+ * O_RDONLY, and the kernel refuses a write on such an fd):
+ *   write_sequential  seq_bytes written as the sequential reads are (same block size, depth,
+ *                     random start, at most the file once) -> bytes/s;
+ *   write_random      rand_block_size writes at uniform offsets, rand_queue_depth in flight, for
+ *                     rand_duration_usec or rand_count writes -> IOPS and write latency;
+ *   write_sync        the same at depth 1, each write followed by fdatasync(): the histogram holds
+ *                     the fdatasync() latency alone (a cache flush on a write-back device, the
+ *                     journal commit of the filesystem), IOPS the write+sync cycles per second.
  * Latency of a read is measured from just before its submit to just after its reap.
  * The whole probe has one deadline (timeout_usec); when it passes the probe ends as STALLED with
  * whatever it measured so far, reads possibly still in flight (see probe-runner.h for why the
@@ -40,6 +50,9 @@
 #define PROBE_SEQ_BYTES_MAX      ((uint64_t) 1 << 50)
 #define PROBE_DURATION_MAX_USEC  ((usec_t) 24 * 3600 * USEC_PER_SEC)
 #define PROBE_MAX_ERRORS_DEFAULT 64U
+#define PROBE_WRITE_FILE_MIN     ((uint64_t) 1 << 20)
+#define PROBE_WRITE_FILE_MAX     ((uint64_t) 1 << 40)
+#define PROBE_WRITE_FILE_DEFAULT ((uint64_t) 64 << 20)
 
 typedef enum ProbeState {
         PROBE_STATE_OK,      /* every read succeeded */
@@ -53,6 +66,9 @@ typedef enum ProbePhase {
         PROBE_PHASE_SEQUENTIAL,
         PROBE_PHASE_RANDOM,
         PROBE_PHASE_RANDOM_DEEP,
+        PROBE_PHASE_WRITE_SEQUENTIAL,
+        PROBE_PHASE_WRITE_RANDOM,
+        PROBE_PHASE_WRITE_SYNC,
         _PROBE_PHASE_MAX,
         _PROBE_PHASE_INVALID = -EINVAL,
 } ProbePhase;
@@ -67,6 +83,7 @@ typedef enum ProbeParam {
         PROBE_PARAM_RAND_DURATION,
         PROBE_PARAM_RAND_COUNT,
         PROBE_PARAM_TIMEOUT,
+        PROBE_PARAM_WRITE_SIZE,
         _PROBE_PARAM_MAX,
         _PROBE_PARAM_INVALID = -EINVAL,
 } ProbeParam;
@@ -74,6 +91,13 @@ typedef enum ProbeParam {
 DECLARE_STRING_TABLE_LOOKUP(probe_state, ProbeState);
 DECLARE_STRING_TABLE_LOOKUP(probe_phase, ProbePhase);
 DECLARE_STRING_TABLE_LOOKUP(probe_param, ProbeParam);
+
+/* A write phase (write_sequential, write_random, write_sync). */
+bool probe_phase_is_write(ProbePhase p) _const_;
+/* The phase's name within its direction: "sequential", "random", "random_deep", "sequential",
+ * "random", "sync" (the `phase` label of the read and the write metric families). NULL if
+ * invalid. */
+const char *probe_phase_label(ProbePhase p) _const_;
 
 typedef struct ProbeParams {
         uint64_t seq_bytes; /* 0: no sequential phase */
@@ -88,6 +112,10 @@ typedef struct ProbeParams {
         uint64_t seed;                  /* offsets are a pure function of the seed */
         unsigned max_errors;            /* per phase; 0 means PROBE_MAX_ERRORS_DEFAULT */
         bool idle_priority; /* probe-runner: child at nice 19, I/O class idle (BFQ honours it) */
+        /* The write phases instead of the read phases: the path is a directory on a mounted
+         * filesystem and the writes go to its scratch file of write_file_bytes (probe-scratch.h) */
+        bool write;
+        uint64_t write_file_bytes;
 } ProbeParams;
 
 /* Short defaults: 64 MiB sequential at 1 MiB QD4, 2 s random 4 KiB at QD1 and QD32, 30 s. */
@@ -101,6 +129,7 @@ typedef struct ProbeParams {
                 .rand_deep_queue_depth = 32,                                                       \
                 .rand_duration_usec = 2 * USEC_PER_SEC,                                            \
                 .timeout_usec = 30 * USEC_PER_SEC,                                                 \
+                .write_file_bytes = PROBE_WRITE_FILE_DEFAULT,                                      \
         })
 
 typedef struct ProbePhaseResult {

@@ -245,6 +245,47 @@ static void test_qd1_syscalls(void) {
         qd1_run(fd, false);
 }
 
+/* One write of 4 KiB (the engine's buffer: a pattern, not zeros) at offset 0 of fd; the
+ * completion's result or the submit's -errno. */
+static int64_t write_once(int fd) {
+        _cleanup_(probe_engine_freep) ProbeEngine *e = NULL;
+        ProbeIo io = { .offset = 0, .length = 4096, .slot = 0, .write = true };
+        ProbeCompletion c;
+        int r;
+
+        r = probe_engine_new_aio(false, -EBADF, &e);
+        if (r >= 0)
+                r = probe_engine_setup(e, fd, 1, 4096, 4096);
+        if (r >= 0)
+                r = probe_engine_submit(e, &io, 1);
+        if (r < 0)
+                return r;
+        r = probe_engine_getevents(e, 1, 1, &c, 5 * NSEC_PER_SEC);
+        return r == 1 ? c.res : -ETIME;
+}
+
+/* The engine can express a write, and only the fd's access mode stands behind it: on an fd opened
+ * O_RDONLY (as probe_target_open() opens every target, block devices included) the kernel refuses
+ * it and the data stays; on an O_RDWR fd (a scratch file) the same write lands. */
+static void test_write_needs_writable_fd(void) {
+        char path[] = "/var/tmp/test-probe-engine-aio-w-XXXXXX", buf[4096], zero[4096] = {};
+        _cleanup_close_ int tmp = mkstemp(path), ro = -EBADF, rw = -EBADF;
+
+        if (tmp < 0 || ftruncate(tmp, 8192) < 0) {
+                tap_diag("no file in /var/tmp (%m): write refusal not checked");
+                return;
+        }
+        ro = open(path, O_RDONLY | O_CLOEXEC);
+        rw = open(path, O_RDWR | O_CLOEXEC);
+        (void) unlink(path);
+        is_int((int) write_once(ro), -EBADF, "write on an O_RDONLY fd: EBADF from the kernel");
+        ok(pread(tmp, buf, sizeof(buf), 0) == sizeof(buf) && memcmp(buf, zero, sizeof(buf)) == 0,
+           "write on an O_RDONLY fd: the data is unchanged");
+        is_int((int) write_once(rw), 4096, "write on an O_RDWR fd: 4096 bytes written");
+        ok(pread(tmp, buf, sizeof(buf), 0) == sizeof(buf) && memcmp(buf, zero, sizeof(buf)) != 0,
+           "write on an O_RDWR fd: the data changed (not zeros)");
+}
+
 int main(void) {
         _cleanup_close_ int fd = -EBADF, host = -EBADF;
         ProbeThpMode host_mode = PROBE_THP_UNSUPPORTED;
@@ -268,6 +309,7 @@ int main(void) {
         test_no_sysfs(fd);
         test_not_aio();
         test_qd1_syscalls();
+        test_write_needs_writable_fd();
 
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         (void) system(cmd);

@@ -460,7 +460,60 @@ static void test_reserve_once(void) {
         is_int(st.setups_beyond_reserve, 0, "reserve: 512 B: setup fits");
 }
 
+/* A write probe: only the three write phases run, every I/O is a write, write_sync calls sync()
+ * once per write with nothing in flight and times only the sync (2 ms scripted, the write 1 ms):
+ * 10 cycles of 3 ms are 333 cycles/s. */
+static void test_write_phases(void) {
+        static const nsec_t lat[] = { 1 * MS };
+        ProbeScript s = { .latencies_ns = lat, .n_latencies = 1, .sync_ns = 2 * MS };
+        ProbeParams p = only_rand(4096, 1, 10);
+        static ProbeResult res;
+        ProbeScriptStats st;
+        const ProbePhaseResult *sync = &res.phases[PROBE_PHASE_WRITE_SYNC];
+
+        p.seq_bytes = 4 * MiB;
+        p.seq_block_size = 1 * MiB;
+        p.seq_queue_depth = 2;
+        p.rand_deep_queue_depth = 32; /* not a write phase: ignored */
+        p.write = true;
+        is_int(run(&s, 64 * MiB, 512, &p, &res, &st), 0, "write: runs");
+        ok(!res.phases[PROBE_PHASE_SEQUENTIAL].ran && !res.phases[PROBE_PHASE_RANDOM].ran &&
+                   !res.phases[PROBE_PHASE_RANDOM_DEEP].ran,
+           "write: no read phase ran");
+        is_u64(res.phases[PROBE_PHASE_WRITE_SEQUENTIAL].bytes, 4 * MiB, "write: 4 MiB written");
+        is_u64(res.phases[PROBE_PHASE_WRITE_RANDOM].ios, 10, "write: 10 random writes");
+        is_u64(st.submitted, 4 + 10 + 10, "write: 24 I/Os submitted");
+        is_u64(st.writes, st.submitted, "write: every I/O was a write");
+        is_u64(st.syncs, 10, "write: one sync per write_sync write");
+        is_int(sync->queue_depth, 1, "write_sync: depth 1");
+        is_u64(sync->ios, 10, "write_sync: 10 cycles");
+        is_u64(sync->latency.min_ns, 2 * MS, "write_sync: latency is the sync alone (min)");
+        is_u64(sync->latency.max_ns, 2 * MS, "write_sync: latency is the sync alone (max)");
+        is_double(probe_phase_iops(sync), 1e9 / (3.0 * MS), 1e-6, "write_sync: 333 cycles/s");
+        is_u64(res.phases[PROBE_PHASE_WRITE_RANDOM].latency.max_ns, 1 * MS,
+               "write_random: the write's latency");
+
+        /* A read probe never writes nor syncs. */
+        p.write = false;
+        is_int(run(&s, 64 * MiB, 512, &p, &res, &st), 0, "read: runs");
+        ok(st.writes == 0 && st.syncs == 0, "read: no write, no sync");
+        ok(!res.phases[PROBE_PHASE_WRITE_SEQUENTIAL].ran && !sync->ran, "read: no write phase");
+        ok(probe_phase_is_write(PROBE_PHASE_WRITE_SYNC) &&
+                   !probe_phase_is_write(PROBE_PHASE_RANDOM),
+           "probe_phase_is_write");
+        is_str(probe_phase_label(PROBE_PHASE_WRITE_SYNC), "sync", "label: sync");
+        is_str(probe_phase_label(PROBE_PHASE_WRITE_RANDOM), "random", "label: random");
+
+        /* The scratch file's size is checked when writing. */
+        p.write = true;
+        p.write_file_bytes = 4096;
+        is_int(probe_params_validate(&p, NULL), -ERANGE, "write: a 4 KiB scratch file refused");
+        p.write_file_bytes = PROBE_WRITE_FILE_MIN + 512;
+        is_int(probe_params_validate(&p, NULL), -ERANGE, "write: size not a multiple of 4 KiB");
+}
+
 int main(void) {
+        test_write_phases();
         test_reserve_once();
         test_sequential_exact();
         test_sequential_wraps();
