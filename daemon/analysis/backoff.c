@@ -47,6 +47,26 @@ uint64_t backoff_foreign_sectors(const BlockStat *before, const BlockStat *after
         return w + sub0(r, own_sectors);
 }
 
+uint64_t backoff_foreign_sectors_written(const BlockStat *before, const BlockStat *after,
+                                         uint64_t own_sectors) {
+        uint64_t s = backoff_stat_sectors(before, after);
+        uint64_t w = before && after ? sub0(after->write_sectors, before->write_sectors) : 0;
+
+        return (s - w) + sub0(w, own_sectors);
+}
+
+double backoff_foreign_share_written(const BlockStat *before, const BlockStat *after,
+                                     uint64_t own_sectors) {
+        uint64_t f;
+
+        if (!before || !after)
+                return NAN;
+        f = backoff_foreign_sectors_written(before, after, own_sectors);
+        if (f == 0 && own_sectors == 0)
+                return NAN;
+        return (double) f / ((double) f + (double) own_sectors);
+}
+
 bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size_t n,
                            uint64_t own_sectors, uint64_t threshold_sectors) {
         for (size_t i = 0; i < n; i++)

@@ -92,6 +92,15 @@ static const ConfigKey profile_keys[] = {
         { "RandomDuration", config_value_usec, P(params.rand_duration_usec), 0, 3600 * SEC },
         { "Timeout", config_value_usec, P(params.timeout_usec), SEC, 3600 * SEC },
         { "Members", config_value_bool, P(members), 0, 0 },
+        { "Write", config_value_bool, P(params.write), 0, 0 },
+        {},
+};
+
+/* Write probes are opt-in twice: a directory here and Write=yes in the profile that runs. */
+static const ConfigKey write_probe_keys[] = {
+        { "Directory", config_value_list, C(write_dirs), 0, 0 },
+        { "Size", config_value_bytes64, C(write_size_bytes), PROBE_WRITE_FILE_MIN,
+          PROBE_WRITE_FILE_MAX },
         {},
 };
 
@@ -139,10 +148,10 @@ static const ConfigKey detection_keys[] = {
 };
 
 static const ConfigSection sections[] = {
-        { "Daemon", daemon_keys, false, false },       { "Schedule", schedule_keys, false, false },
-        { "Probe", probe_keys, false, false },         { "Volumes", volumes_keys, false, false },
-        { "Profile", profile_keys, true, false },      { "HTTP", http_keys, false, false },
-        { "Detection", detection_keys, false, false },
+        { "Daemon", daemon_keys, false, false },  { "Schedule", schedule_keys, false, false },
+        { "Probe", probe_keys, false, false },    { "Volumes", volumes_keys, false, false },
+        { "Profile", profile_keys, true, false }, { "WriteProbe", write_probe_keys, false, false },
+        { "HTTP", http_keys, false, false },      { "Detection", detection_keys, false, false },
 };
 
 const ConfigSection *config_sections(size_t *ret_n) {
@@ -157,10 +166,34 @@ static void profile_set(Profile *pr, const char *name, ProbeParams params, bool 
         (void) snprintf(pr->name, sizeof(pr->name), "%s", name);
 }
 
-int config_new_default(Config **ret) {
-        Config *c = calloc(1, sizeof(*c));
+/* The built-in profiles: quick, deep and light (none writes). */
+static void default_profiles(Config *c) {
         ProbeParams quick = PROBE_PARAMS_DEFAULT, deep = PROBE_PARAMS_DEFAULT,
                     light = PROBE_PARAMS_DEFAULT;
+
+        /* quick: a short sequential read and a few seconds of random reads */
+        quick.seq_bytes = 64U << 20;
+        quick.rand_duration_usec = 2 * SEC;
+        quick.rand_deep_queue_depth = 0;
+        quick.timeout_usec = 30 * SEC;
+        /* deep: longer, members of arrays included */
+        deep.seq_bytes = 1ULL << 30;
+        deep.rand_duration_usec = 10 * SEC;
+        deep.timeout_usec = 120 * SEC;
+        /* light: while an array rebuilds (md throttles its rebuild toward sync_speed_min) */
+        light.seq_bytes = 0;
+        light.rand_queue_depth = 1;
+        light.rand_deep_queue_depth = 0;
+        light.rand_duration_usec = SEC;
+        light.timeout_usec = 15 * SEC;
+        profile_set(&c->profiles[0], "quick", quick, false);
+        profile_set(&c->profiles[1], "deep", deep, true);
+        profile_set(&c->profiles[2], "light", light, false);
+        c->n_profiles = 3;
+}
+
+int config_new_default(Config **ret) {
+        Config *c = calloc(1, sizeof(*c));
 
         if (!c)
                 return -ENOMEM;
@@ -188,6 +221,7 @@ int config_new_default(Config **ret) {
         (void) snprintf(c->deferral_profile, sizeof(c->deferral_profile), "light");
         c->skip_event_after = 3;
         c->parallel = 1;
+        c->write_size_bytes = PROBE_WRITE_FILE_DEFAULT;
         /* loop, RAM and compressed-RAM disks are rarely storage worth watching */
         if (config_value_list(NULL, "loop* ram* zram*", &c->exclude, 0, 0) < 0) {
                 config_free(c);
@@ -223,25 +257,7 @@ int config_new_default(Config **ret) {
         c->select_kinds = (1U << VOLUME_MD) | (1U << VOLUME_LVM) | (1U << VOLUME_DM) |
                           (1U << VOLUME_CONTROLLER) | (1U << VOLUME_DISK);
 
-        /* quick: a short sequential read and a few seconds of random reads */
-        quick.seq_bytes = 64U << 20;
-        quick.rand_duration_usec = 2 * SEC;
-        quick.rand_deep_queue_depth = 0;
-        quick.timeout_usec = 30 * SEC;
-        /* deep: longer, members of arrays included */
-        deep.seq_bytes = 1ULL << 30;
-        deep.rand_duration_usec = 10 * SEC;
-        deep.timeout_usec = 120 * SEC;
-        /* light: while an array rebuilds (md throttles its rebuild toward sync_speed_min) */
-        light.seq_bytes = 0;
-        light.rand_queue_depth = 1;
-        light.rand_deep_queue_depth = 0;
-        light.rand_duration_usec = SEC;
-        light.timeout_usec = 15 * SEC;
-        profile_set(&c->profiles[0], "quick", quick, false);
-        profile_set(&c->profiles[1], "deep", deep, true);
-        profile_set(&c->profiles[2], "light", light, false);
-        c->n_profiles = 3;
+        default_profiles(c);
         *ret = c;
         return 0;
 }
@@ -254,6 +270,7 @@ Config *config_free(Config *c) {
         config_strv_free(c->select_names);
         config_strv_free(c->select_paths);
         config_strv_free(c->exclude);
+        config_strv_free(c->write_dirs);
         config_strv_free(c->http_listen);
         free(c->http_tls_certificate);
         free(c->http_tls_key);
@@ -491,8 +508,48 @@ static char *reader(char *str, int num, void *stream) {
         return str;
 }
 
+/* A Directory= is an absolute path without "." or ".." components (it is matched against the
+ * mount table by its text, before the probe helper opens it). */
+static bool write_dir_ok(const char *d) {
+        if (d[0] != '/')
+                return false;
+        for (const char *s = d; *s;) {
+                size_t n;
+
+                s += strspn(s, "/");
+                n = strcspn(s, "/");
+                if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+                        return false;
+                s += n;
+        }
+        return true;
+}
+
+static int validate_write(ParseCtx *p) {
+        Config *c = p->c;
+
+        for (size_t i = 0; c->write_dirs && c->write_dirs[i]; i++)
+                if (!write_dir_ok(c->write_dirs[i])) {
+                        origin_at(p, "WriteProbe", "Directory", NULL);
+                        config_error(p,
+                                     "[WriteProbe] Directory=%s is not an absolute path without "
+                                     "'.' or '..'",
+                                     c->write_dirs[i]);
+                        return -EINVAL;
+                }
+        if (c->write_size_bytes % 4096 != 0) {
+                origin_at(p, "WriteProbe", "Size", NULL);
+                config_error(p, "[WriteProbe] Size= is not a multiple of 4K");
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static int validate(ParseCtx *p) {
         Config *c = p->c;
+
+        if (validate_write(p) < 0)
+                return -EINVAL;
 
         if (!config_get_profile(c, c->schedule_profile)) {
                 origin_at(p, "Schedule", "Profile", NULL);

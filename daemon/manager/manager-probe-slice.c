@@ -17,6 +17,7 @@
 #include "basic/log.h"
 #include "basic/parse-util.h"
 #include "manager/manager-probe-internal.h"
+#include "probe/probe-scratch.h"
 
 static void merge_slice(RunTarget *t, const ProbeResult *r) {
         for (size_t i = 0; i < _PROBE_PHASE_MAX; i++)
@@ -43,7 +44,17 @@ static void merge_slice(RunTarget *t, const ProbeResult *r) {
 static bool slice_params(const RunTarget *t, unsigned slice, ProbeParams *ret) {
         ProbeParams p = t->profile.params;
 
-        if (slice == 0) {
+        p.write = false;
+        if (slice == 2) {
+                /* the write phases, in the scratch file of the volume's directory */
+                if (!t->profile.params.write || !t->write_dir ||
+                    (p.seq_bytes == 0 && p.rand_queue_depth == 0))
+                        return false;
+                p.write = true;
+                p.write_file_bytes = t->write_file_bytes;
+                p.write_dev = t->write_dev;
+                p.rand_deep_queue_depth = 0;
+        } else if (slice == 0) {
                 if (p.seq_bytes == 0)
                         return false;
                 p.rand_queue_depth = p.rand_deep_queue_depth = 0;
@@ -126,13 +137,17 @@ static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, boo
         (void) read_stats(m, t, a->after, a->have_after);
         if (t->forced)
                 return false;
-        for (size_t i = 0; i < t->n_devs; i++) {
+        /* a write slice is judged on the volume alone (backoff_foreign_sectors_written()) */
+        for (size_t i = 0; i < (a->params.write ? 1 : t->n_devs); i++) {
                 if (!a->have_after[i])
                         continue;
                 if (in_flight && a->after[i].in_flight > 0)
                         return true;
                 if (a->have_before[i] &&
-                    backoff_foreign_sectors(&a->before[i], &a->after[i], own_sectors) > threshold)
+                    (a->params.write ? backoff_foreign_sectors_written(&a->before[i], &a->after[i],
+                                                                       own_sectors)
+                                     : backoff_foreign_sectors(&a->before[i], &a->after[i],
+                                                               own_sectors)) > threshold)
                         return true;
         }
         return false;
@@ -142,6 +157,16 @@ static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, boo
  * into the target's largest, for the detector. Uses the readings foreign_since_start() just took.
  */
 static void note_foreign_share(RunTarget *t, const Active *a, uint64_t own_sectors) {
+        if (a->params.write) {
+                double s = a->have_before[0] && a->have_after[0]
+                                   ? backoff_foreign_share_written(&a->before[0], &a->after[0],
+                                                                   own_sectors)
+                                   : NAN;
+
+                if (isfinite(s) && !(s <= t->foreign_share))
+                        t->foreign_share = s;
+                return;
+        }
         for (size_t i = 0; i < t->n_devs; i++) {
                 bool both = a->have_before[i] && a->have_after[i];
                 double s =
@@ -187,9 +212,9 @@ static void next_slice(Manager *m, ManagerProbeRun *run, RunTarget *t) {
 
         t->slice++;
         t->attempts = 0;
-        while (t->slice < 2 && !slice_params(t, t->slice, &p))
+        while (t->slice < RUN_SLICES && !slice_params(t, t->slice, &p))
                 t->slice++;
-        if (t->slice >= 2)
+        if (t->slice >= RUN_SLICES)
                 finish_target(m, run, t);
         else
                 t->state = TARGET_PENDING;
@@ -238,6 +263,16 @@ static void on_outcome(Active *a, const ProbeRunnerOutcome *outcome) {
                 return;
         case PROBE_RUNNER_UNUSABLE:
         case PROBE_RUNNER_BAD_PARAM:
+                if (a->params.write) {
+                        /* the read slices stand; only the write figures are missing */
+                        log_warning("%s: no write probe in %s: %s", t->name, t->write_dir,
+                                    o->status == PROBE_RUNNER_BAD_PARAM
+                                            ? probe_param_to_string(o->bad_param)
+                                            : probe_scratch_strerror(o->error));
+                        manager_probe_active_remove(run, a);
+                        next_slice(m, run, t);
+                        return;
+                }
                 log_notice("%s: cannot be probed: %s", t->name,
                            o->status == PROBE_RUNNER_BAD_PARAM ? probe_param_to_string(o->bad_param)
                                                                : probe_target_strerror(o->error));
@@ -360,9 +395,9 @@ bool manager_probe_shares_disk(const ManagerProbeRun *run, const RunTarget *t) {
 static bool slice_may_start(Manager *m, ManagerProbeRun *run, RunTarget *t, ProbeParams *p) {
         usec_t cost;
 
-        while (t->slice < 2 && !slice_params(t, t->slice, p))
+        while (t->slice < RUN_SLICES && !slice_params(t, t->slice, p))
                 t->slice++;
-        if (t->slice >= 2) {
+        if (t->slice >= RUN_SLICES) {
                 if (t->any_slice)
                         finish_target(m, run, t);
                 else
@@ -373,7 +408,9 @@ static bool slice_may_start(Manager *m, ManagerProbeRun *run, RunTarget *t, Prob
                 manager_probe_record_skip(m, run, t, PROBE_SKIP_STANDBY);
                 return false;
         }
-        cost = t->slice == 1 ? p->rand_duration_usec * (p->rand_deep_queue_depth > 0 ? 2 : 1) : 0;
+        cost = t->slice == 1 || t->slice == 2
+                       ? p->rand_duration_usec * (p->rand_deep_queue_depth > 0 || p->write ? 2 : 1)
+                       : 0;
         if (!backoff_budget_allows(m->config->budget_usec, run->budget_used_usec, cost)) {
                 if (t->any_slice)
                         finish_target(m, run, t);
@@ -395,8 +432,9 @@ static int helper_start(Manager *m, Active *a) {
                 return -ENODEV;
         /* The helper reads the target's and its buffers' (huge page policy) facts from sysfs. */
         sysfs = openat(inventory_root_fd(m->inventory), "sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        r = probe_runner_start(m->reaper, v->path, &a->params, sysfs >= 0 ? sysfs : -EBADF,
-                               on_progress, a, &a->runner);
+        /* a write slice names the directory: the helper writes only its scratch file there */
+        r = probe_runner_start(m->reaper, a->params.write ? t->write_dir : v->path, &a->params,
+                               sysfs >= 0 ? sysfs : -EBADF, on_progress, a, &a->runner);
         sysfs = safe_close(sysfs);
         if (r < 0)
                 return log_warning_errno(r, "%s: failed to start the probe helper: %m", t->name);

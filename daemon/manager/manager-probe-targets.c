@@ -3,11 +3,15 @@
  * selection and, with Members=yes, the members of each (whatever their kind), each with the disks
  * below it (for the back-off's stat reads and "never two sharing a disk") and its effective
  * profile (the rebuild profile while it or an array above or below rebuilds, the deferral
- * profile past MaxDeferral=). */
+ * profile past MaxDeferral=), and the [WriteProbe] directory on it when its profile writes. */
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
+#include "basic/fileio.h"
+#include "basic/log.h"
+#include "model/mountinfo.h"
 #include "manager/manager-internal.h"
 #include "manager/manager-probe-internal.h"
 
@@ -176,6 +180,51 @@ static int run_add_members(ManagerProbeRun *run, const Volume *v, unsigned depth
         return 0;
 }
 
+/* [WriteProbe] Directory=: each directory's filesystem device, from the mount table (no stat()
+ * of the directory on the loop: a hung filesystem would block it), names the target that gets
+ * the write slice; the helper checks that the directory is still on that device. */
+static void resolve_write_dirs(ManagerProbeRun *run) {
+        Manager *m = run->m;
+        _cleanup_free_ char *text = NULL;
+        bool any = false;
+        size_t n;
+        int r;
+
+        for (size_t i = 0; i < run->n_targets; i++)
+                any = any || run->targets[i].profile.params.write;
+        if (!any || !m->config->write_dirs)
+                return;
+        r = read_full_file_at(inventory_root_fd(m->inventory), "proc/self/mountinfo", &text, &n);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to read the mount table, no write probe: %m");
+                return;
+        }
+        for (size_t d = 0; m->config->write_dirs[d]; d++) {
+                const char *dir = m->config->write_dirs[d];
+                MountinfoEntry e;
+                bool found = false;
+
+                if (mountinfo_find(text, dir, &e) < 0)
+                        continue;
+                for (size_t i = 0; i < run->n_targets; i++) {
+                        RunTarget *t = &run->targets[i];
+                        const Volume *v = inventory_get(m->inventory, t->name);
+
+                        if (!v || v->major != e.major || v->minor != e.minor)
+                                continue;
+                        found = true;
+                        if (!t->profile.params.write || t->write_dir)
+                                continue;
+                        t->write_dir = strdup(dir);
+                        t->write_dev = makedev(e.major, e.minor);
+                        t->write_file_bytes = m->config->write_size_bytes;
+                }
+                if (!found)
+                        log_debug("[WriteProbe] %s: on %u:%u (%s), not a volume of this run", dir,
+                                  e.major, e.minor, e.fstype);
+        }
+}
+
 int manager_probe_run_resolve(ManagerProbeRun *run) {
         Manager *m = run->m;
         Volume *v;
@@ -192,6 +241,7 @@ int manager_probe_run_resolve(ManagerProbeRun *run) {
                         if (r < 0)
                                 return r;
                 }
+                resolve_write_dirs(run);
                 return 0;
         }
         INVENTORY_FOREACH(v, m->inventory) {
@@ -205,5 +255,6 @@ int manager_probe_run_resolve(ManagerProbeRun *run) {
                 if (r < 0)
                         return r;
         }
+        resolve_write_dirs(run);
         return 0;
 }

@@ -100,6 +100,7 @@ static void on_reaped(pid_t pid, const ProcessExit *e, usec_t tracked_usec, void
 
 void manager_probe_target_free(RunTarget *t) {
         strv_free_local(t->devs);
+        free(t->write_dir);
         free(t->name);
 }
 

@@ -279,7 +279,8 @@ int probe_runner_helper_main(int argc, char *argv[]) {
         /* A write probe writes only to the scratch file in the directory argv[1]; a read probe
          * opens its target read-only. There is no other way to a writable fd. */
         if (req.params.write)
-                r = probe_scratch_open(argv[1], req.params.write_file_bytes, sysfs, &t);
+                r = probe_scratch_open(argv[1], req.params.write_file_bytes, req.params.write_dev,
+                                       sysfs, &t);
         else
                 r = probe_target_open(argv[1], sysfs, &t);
         if (r < 0) {

@@ -47,7 +47,10 @@ const char *probe_scratch_strerror(int error) {
                 return "its filesystem is memory-backed (tmpfs) or refuses direct I/O or "
                        "preallocation";
         case -EROFS:
-                return "its filesystem is read-only";
+                return "its filesystem is read-only (under storpulsed.service: add the directory "
+                       "to ReadWritePaths= in a drop-in)";
+        case -EXDEV:
+                return "is not on the volume it was mapped to (the mount table changed)";
         case -ENOENT:
                 return "does not exist";
         case -EACCES:
@@ -162,10 +165,12 @@ static int scratch_get(int dfd, uint64_t size_bytes) {
         return scratch_create(dfd, size_bytes);
 }
 
-int probe_scratch_open(const char *dir, uint64_t size_bytes, int sysfs_dirfd, ProbeTarget **ret) {
+int probe_scratch_open(const char *dir, uint64_t size_bytes, uint64_t expect_dev, int sysfs_dirfd,
+                       ProbeTarget **ret) {
         _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
         _cleanup_close_ int dfd = -EBADF;
         struct statfs sfs;
+        struct stat st;
         int r;
 
         if (!dir || !ret || size_bytes < PROBE_WRITE_FILE_MIN ||
@@ -179,6 +184,10 @@ int probe_scratch_open(const char *dir, uint64_t size_bytes, int sysfs_dirfd, Pr
                 return negative_errno();
         if (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC)
                 return -EOPNOTSUPP;
+        if (fstat(dfd, &st) < 0)
+                return negative_errno();
+        if (expect_dev != 0 && (uint64_t) st.st_dev != expect_dev)
+                return -EXDEV;
 
         t = calloc(1, sizeof(*t));
         if (!t)

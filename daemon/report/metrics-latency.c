@@ -46,7 +46,8 @@ static const LatencyBound coarse_bounds[] = {
 #define PROBE_HELP " (from the last probe run)"
 
 static bool has_latency(const ReportProbe *p, ProbePhase ph) {
-        return p && p->has_last && p->last.phases[ph].ran && p->last.phases[ph].latency;
+        return p && p->has_last && !probe_phase_is_write(ph) && p->last.phases[ph].ran &&
+               p->last.phases[ph].latency;
 }
 
 static void histogram(MetricsWriter *w, const LatencyBound *b, size_t n_b, const char *volume,

@@ -20,6 +20,7 @@
 #include "model/md.h"
 #include "report/metrics.h"
 #include "report/metrics-latency.h"
+#include "report/metrics-write.h"
 #include "report/metrics-dm.h"
 #include "report/report.h"
 #include "report/stack-metrics.h"
@@ -564,7 +565,7 @@ static void probe_last_families(Ctx *c) {
         for (size_t i = 0; i < c->n; i++)
                 for (ProbePhase p = 0;
                      c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
-                        if (c->probes[i]->last.phases[p].ran)
+                        if (c->probes[i]->last.phases[p].ran && !probe_phase_is_write(p))
                                 metrics_writer_sample(w, "",
                                                       c->probes[i]->last.phases[p].bytes_per_second,
                                                       "volume", c->vols[i]->name, "phase",
@@ -575,12 +576,13 @@ static void probe_last_families(Ctx *c) {
         for (size_t i = 0; i < c->n; i++)
                 for (ProbePhase p = 0;
                      c->probes[i] && c->probes[i]->has_last && p < _PROBE_PHASE_MAX; p++)
-                        if (c->probes[i]->last.phases[p].ran)
+                        if (c->probes[i]->last.phases[p].ran && !probe_phase_is_write(p))
                                 metrics_writer_sample(w, "", c->probes[i]->last.phases[p].iops,
                                                       "volume", c->vols[i]->name, "phase",
                                                       probe_phase_to_string(p), NULL);
 
         metrics_latency_render(w, c->in->latency_histogram, c->vols, c->probes, c->n);
+        metrics_write_render(w, c->vols, c->probes, c->n);
 }
 
 /* The learnt baseline of each volume that has one, per phase. */

@@ -58,6 +58,16 @@ uint64_t backoff_stat_sectors(const BlockStat *before, const BlockStat *after) _
 uint64_t backoff_foreign_sectors(const BlockStat *before, const BlockStat *after,
                                  uint64_t own_sectors) _pure_;
 
+/* As backoff_foreign_sectors() for a write probe's slice, where own_sectors are writes (the
+ * scratch file's, through the filesystem): reads and the writes beyond own_sectors are foreign.
+ * Judged on the probed volume only: below it writes multiply (mirror legs, parity, read-modify-
+ * write reads), so a member's counters would call the probe's own cost foreign. Pure. */
+uint64_t backoff_foreign_sectors_written(const BlockStat *before, const BlockStat *after,
+                                         uint64_t own_sectors) _pure_;
+/* foreign / (foreign + own) of backoff_foreign_sectors_written(); NAN when nothing moved. Pure. */
+double backoff_foreign_share_written(const BlockStat *before, const BlockStat *after,
+                                     uint64_t own_sectors) _pure_;
+
 /* The verdict of one slice over the probed device and its disks: true (back off) if any of them
  * shows more than threshold_sectors of foreign I/O. `own_sectors` is what the probe read from the
  * probed device; on a member disk of an array the probe's reads can show up to that amount again

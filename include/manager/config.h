@@ -19,6 +19,9 @@
  *   [HTTP]      the HTTP endpoint (http/server.h): Enable=, Listen= (ADDR:PORT list), limits,
  *               TLSCertificate=/TLSKey=, User=/PasswordHash= (basic auth, a crypt(5) hash);
  *               read at start (a reload does not move the listening sockets)
+ *   [WriteProbe] Directory= (repeatable): mounted filesystems whose volume a profile with
+ *               Write=yes also probes by writing a scratch file there (probe/probe-scratch.h);
+ *               Size= of that file
  *   [Detection] learned baselines, degradation verdicts, fail-slow members, slow rebuilds
  *               (core/perf-monitor.h): thresholds and windows; defaults are the analysis
  *               modules' *_CONFIG_DEFAULT values; a reload applies them to the running monitor
@@ -96,6 +99,10 @@ typedef struct Config {
         unsigned select_kinds; /* Kind=: bit (1 << VolumeKind) */
         char **select_paths;   /* Path=: /dev path globs */
         char **exclude;        /* Exclude=: name or path globs never probed */
+
+        /* [WriteProbe] */
+        char **write_dirs;         /* Directory=: absolute paths; NULL = no write probe anywhere */
+        uint64_t write_size_bytes; /* Size=: of each scratch file */
 
         /* [HTTP] */
         bool http_enable;                 /* Enable= */

@@ -22,7 +22,7 @@ typedef enum TargetState {
 typedef struct RunTarget {
         char *name;
         TargetState state;
-        unsigned slice;    /* next slice: 0 sequential, 1 random */
+        unsigned slice;    /* next slice: 0 sequential, 1 random, 2 write (RUN_SLICES) */
         unsigned attempts; /* foreign-I/O retries of the current slice */
         usec_t not_before; /* CLOCK_MONOTONIC */
         char **devs;       /* the volume itself, then every disk below it */
@@ -35,7 +35,13 @@ typedef struct RunTarget {
         double foreign_share; /* the largest of the accepted slices (backoff_foreign_share()) */
         ProbeRunnerStatus status;
         usec_t started_usec, cpu_usec;
+        /* the write slice: a [WriteProbe] Directory= on this volume, when the profile writes */
+        char *write_dir;
+        uint64_t write_dev;        /* the volume's dev_t (makedev), checked by the helper */
+        uint64_t write_file_bytes; /* [WriteProbe] Size= */
 } RunTarget;
+
+#define RUN_SLICES 3
 
 /* A slice from the start of its idle window (window set, runner NULL) until its outcome. */
 typedef struct Active {

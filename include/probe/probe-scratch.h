@@ -34,8 +34,11 @@ int probe_scratch_space_check(uint64_t avail_bytes, uint64_t fs_bytes, uint64_t 
  * size_bytes (a multiple of 4096) with O_DIRECT writes. Returns 0 and a ProbeTarget of kind
  * PROBE_TARGET_SCRATCH whose fd is O_RDWR|O_DIRECT and whose size_bytes is size_bytes (the
  * marker lies beyond it), or -errno: -ENOTDIR (not a directory), -EEXIST (a file of that name
- * that is not ours: left alone), -ENOSPC, -EOPNOTSUPP, -EROFS, -ENOENT, -EACCES. */
-int probe_scratch_open(const char *dir, uint64_t size_bytes, int sysfs_dirfd, ProbeTarget **ret);
+ * that is not ours: left alone), -EXDEV (expect_dev is not 0 and the directory's filesystem is
+ * on another device: the figures would not be the volume's), -ENOSPC, -EOPNOTSUPP, -EROFS,
+ * -ENOENT, -EACCES. */
+int probe_scratch_open(const char *dir, uint64_t size_bytes, uint64_t expect_dev, int sysfs_dirfd,
+                       ProbeTarget **ret);
 
 /* Remove dir's scratch file if it is ours. Returns 1 removed, 0 there was none, -EEXIST a file of
  * that name that is not ours (left alone), other -errno. */

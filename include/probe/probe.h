@@ -116,6 +116,7 @@ typedef struct ProbeParams {
          * filesystem and the writes go to its scratch file of write_file_bytes (probe-scratch.h) */
         bool write;
         uint64_t write_file_bytes;
+        uint64_t write_dev; /* the directory's st_dev must be this (makedev()); 0: any */
 } ProbeParams;
 
 /* Short defaults: 64 MiB sequential at 1 MiB QD4, 2 s random 4 KiB at QD1 and QD32, 30 s. */

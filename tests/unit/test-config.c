@@ -472,7 +472,42 @@ static void test_detection(void) {
                     "test.conf:2: unknown key 'Detect' in section [Detection]");
 }
 
+/* [WriteProbe] and Write=: opt-in twice, paths checked as text, errors at their line. */
+static void test_write_probe(void) {
+        Config *c = NULL;
+        const Profile *pr;
+
+        is_int(config_new_default(&c), 0, "write: default config");
+        ok(c && !c->write_dirs && c->write_size_bytes == 64U << 20, "write: off by default, 64M");
+        for (size_t i = 0; c && i < c->n_profiles; i++)
+                ok(!c->profiles[i].params.write, "write: built-in %s does not write",
+                   c->profiles[i].name);
+        is_int(config_parse_string(c, "w.conf",
+                                   "[WriteProbe]\nDirectory=/srv/data /mnt/x\nDirectory=/home\n"
+                                   "Size=128M\n[Profile writer]\nWrite=yes\n",
+                                   NULL),
+               0, "write: parses");
+        ok(c && c->write_dirs && strcmp(c->write_dirs[0], "/srv/data") == 0 &&
+                   strcmp(c->write_dirs[2], "/home") == 0 && !c->write_dirs[3],
+           "write: three directories, repeated key appends");
+        is_u64(c ? c->write_size_bytes : 0, 128U << 20, "write: Size=128M");
+        pr = c ? config_get_profile(c, "writer") : NULL;
+        ok(pr && pr->params.write, "write: profile writer writes");
+        config_free(c);
+        check_error("[WriteProbe]\nDirectory=srv/data\n",
+                    "test.conf:2: [WriteProbe] Directory=srv/data is not an absolute path without "
+                    "'.' or '..'");
+        check_error("\n[WriteProbe]\nDirectory=/srv/../etc\n",
+                    "test.conf:3: [WriteProbe] Directory=/srv/../etc is not an absolute path "
+                    "without '.' or '..'");
+        check_error("[WriteProbe]\nSize=1048577\n",
+                    "test.conf:2: [WriteProbe] Size= is not a multiple of 4K");
+        check_error("[WriteProbe]\nSize=512K\n",
+                    "test.conf:2: size '512K' out of range (1048576..1099511627776 bytes)");
+}
+
 int main(void) {
+        test_write_probe();
         test_good();
         test_detection();
         test_http();
