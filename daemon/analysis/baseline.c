@@ -21,6 +21,10 @@ static const char *const baseline_metric_table[_BASELINE_METRIC_MAX] = {
         [BASELINE_LAT_MAX_NS] = "lat_max_ns",
         [BASELINE_AWAIT_MS] = "await_ms",
         [BASELINE_CPU_USEC_PER_RUN] = "cpu_usec_per_run",
+        [BASELINE_WRITE_BYTES_PER_SEC] = "write_bytes_per_sec",
+        [BASELINE_WRITE_IOPS] = "write_iops",
+        [BASELINE_WRITE_LAT_P99_NS] = "write_lat_p99_ns",
+        [BASELINE_SYNC_LAT_P99_NS] = "sync_lat_p99_ns",
 };
 DEFINE_STRING_TABLE_LOOKUP(baseline_metric, BaselineMetric, baseline_metric_table);
 
@@ -48,6 +52,10 @@ static const struct {
         [BASELINE_LAT_MAX_NS] = {},
         [BASELINE_AWAIT_MS] = {},
         [BASELINE_CPU_USEC_PER_RUN] = {},
+        [BASELINE_WRITE_BYTES_PER_SEC] = { .higher_is_better = true, .judged = true },
+        [BASELINE_WRITE_IOPS] = { .higher_is_better = true, .judged = true },
+        [BASELINE_WRITE_LAT_P99_NS] = { .judged = true },
+        [BASELINE_SYNC_LAT_P99_NS] = { .judged = true },
 };
 
 bool baseline_metric_higher_is_better(BaselineMetric m) {

@@ -107,7 +107,11 @@ DetectorRun detector_classify(const DetectorConfig *c, const Baseline *b, const 
                 if (!st.ready || !(st.median > 0))
                         continue;
                 judged++;
-                fac = (m == BASELINE_LAT_P99_NS ? c->p99_factor : c->factor) * scale;
+                fac = (m == BASELINE_LAT_P99_NS || m == BASELINE_WRITE_LAT_P99_NS ||
+                                       m == BASELINE_SYNC_LAT_P99_NS
+                               ? c->p99_factor
+                               : c->factor) *
+                      scale;
                 /* Against the ring's median, and against the frozen reference (slow drift). */
                 for (unsigned k = 0; k < 2; k++) {
                         double ref = k == 0 ? st.median : b->reference[m], sev;
@@ -266,6 +270,14 @@ static const char *metric_label(BaselineMetric m) {
                 return "read await";
         case BASELINE_CPU_USEC_PER_RUN:
                 return "probe CPU time";
+        case BASELINE_WRITE_BYTES_PER_SEC:
+                return "sequential write throughput";
+        case BASELINE_WRITE_IOPS:
+                return "random write IOPS";
+        case BASELINE_WRITE_LAT_P99_NS:
+                return "p99 write latency";
+        case BASELINE_SYNC_LAT_P99_NS:
+                return "p99 fdatasync latency";
         case _BASELINE_METRIC_MAX:
         case _BASELINE_METRIC_INVALID:
                 break;
@@ -280,14 +292,18 @@ char *baseline_metric_format_value(BaselineMetric m, double v, char *buf, size_t
         }
         switch (m) {
         case BASELINE_SEQ_BYTES_PER_SEC:
+        case BASELINE_WRITE_BYTES_PER_SEC:
                 format_bytes_per_second(buf, size, v);
                 break;
         case BASELINE_RAND_IOPS:
+        case BASELINE_WRITE_IOPS:
                 snprintf(buf, size, "%.0f IOPS", v);
                 break;
         case BASELINE_LAT_P50_NS:
         case BASELINE_LAT_P99_NS:
         case BASELINE_LAT_MAX_NS:
+        case BASELINE_WRITE_LAT_P99_NS:
+        case BASELINE_SYNC_LAT_P99_NS:
                 if (v >= 1e6)
                         snprintf(buf, size, "%.2f ms", v / 1e6);
                 else

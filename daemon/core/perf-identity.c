@@ -72,3 +72,11 @@ void perf_sample_from_probe(double seq, double iops, double p50, double p99, dou
         ret->v[BASELINE_LAT_MAX_NS] = max > 0 ? max : NAN;
         ret->v[BASELINE_CPU_USEC_PER_RUN] = cpu >= 0 ? cpu : NAN;
 }
+
+void perf_sample_add_write(BaselineSample *s, double bytes_per_sec, double iops, double p99,
+                           double sync_p99) {
+        s->v[BASELINE_WRITE_BYTES_PER_SEC] = bytes_per_sec > 0 ? bytes_per_sec : NAN;
+        s->v[BASELINE_WRITE_IOPS] = iops > 0 ? iops : NAN;
+        s->v[BASELINE_WRITE_LAT_P99_NS] = p99 > 0 ? p99 : NAN;
+        s->v[BASELINE_SYNC_LAT_P99_NS] = sync_p99 > 0 ? sync_p99 : NAN;
+}

@@ -21,6 +21,10 @@ static const struct {
         [BASELINE_LAT_MAX_NS] = { "latency_max_seconds", 1e-9 },
         [BASELINE_AWAIT_MS] = { "await_seconds", 1e-3 },
         [BASELINE_CPU_USEC_PER_RUN] = { "cpu_seconds_per_run", 1e-6 },
+        [BASELINE_WRITE_BYTES_PER_SEC] = { "write_bytes_per_second", 1 },
+        [BASELINE_WRITE_IOPS] = { "write_iops", 1 },
+        [BASELINE_WRITE_LAT_P99_NS] = { "write_latency_p99_seconds", 1e-9 },
+        [BASELINE_SYNC_LAT_P99_NS] = { "sync_latency_p99_seconds", 1e-9 },
 };
 
 const char *perf_report_metric_name(BaselineMetric m) {

@@ -96,6 +96,30 @@ static void row(FILE *f, json_object *v, const char *label, const char *what, co
         fprintf(f, "  %s\n", note ?: "");
 }
 
+/* The write probe's figures, when the volume has any: a second block like the reads'. */
+static void write_rows(FILE *f, json_object *v) {
+        static const char *const names[] = { "write_bytes_per_second", "write_iops",
+                                             "write_latency_p99_seconds",
+                                             "sync_latency_p99_seconds" };
+        static const char *const whats[] = { "now", "baseline" };
+        bool any = false;
+
+        for (size_t k = 0; k < ELEMENTSOF(names); k++)
+                any = any || isfinite(jnum(v, names[k], "now")) ||
+                      isfinite(jnum(v, names[k], "baseline"));
+        if (!any)
+                return;
+        fprintf(f, "  %-16s%10s%10s%10s%10s\n", "", "WR MiB/s", "WR IOPS", "WR P99", "SYNC P99");
+        for (size_t k = 0; k < ELEMENTSOF(whats); k++) {
+                fprintf(f, "  %-16s", whats[k]);
+                cell(f, bytes_to_mib(jnum(v, "write_bytes_per_second", whats[k])), 1, 1);
+                cell(f, jnum(v, "write_iops", whats[k]), 1, 0);
+                cell_time(f, jnum(v, "write_latency_p99_seconds", whats[k]));
+                cell_time(f, jnum(v, "sync_latency_p99_seconds", whats[k]));
+                fputc('\n', f);
+        }
+}
+
 static void print_table(FILE *f, json_object *doc) {
         json_object *vols = jget(doc, "volumes", NULL);
         size_t n = vols ? json_object_array_length(vols) : 0;
@@ -138,6 +162,7 @@ static void print_table(FILE *f, json_object *doc) {
                          (x = jget(v, "learned_runs", NULL)) ? json_object_get_uint64(x) : 0,
                          since);
                 row(f, v, "baseline", "baseline", note);
+                write_rows(f, v);
                 if ((x = jget(v, "rebuild_timestamp_seconds", NULL))) {
                         format_date(json_object_get_double(x), rb, sizeof(rb));
                         snprintf(note, sizeof(note), "(last rebuild run %s%s)", rb,

@@ -186,6 +186,16 @@ static void watch_arm(ManagerPerf *p) {
 }
 
 /* Feed every probe result not seen yet. */
+static void add_write(const ManagerProbeSample *s, BaselineSample *x) {
+        const ManagerProbePhaseSummary *ws = &s->phases[PROBE_PHASE_WRITE_SEQUENTIAL],
+                                       *wr = &s->phases[PROBE_PHASE_WRITE_RANDOM],
+                                       *sy = &s->phases[PROBE_PHASE_WRITE_SYNC];
+
+        perf_sample_add_write(x, ws->ran ? ws->bytes_per_second : NAN, wr->ran ? wr->iops : NAN,
+                              wr->ran ? (double) wr->p99_ns : NAN,
+                              sy->ran ? (double) sy->p99_ns : NAN);
+}
+
 static void pick_up_results(ManagerPerf *p) {
         Manager *m = p->m;
 
@@ -218,6 +228,7 @@ static void pick_up_results(ManagerPerf *p) {
                                                ? (double) (r->cpu_usec - seen->cpu_usec)
                                                : NAN,
                                        &x);
+                add_write(s, &x);
                 failed = s->status != PROBE_RUNNER_DONE || s->state != PROBE_STATE_OK ||
                          s->errors > 0;
                 if (perf_monitor_feed_probe(p->pm, r->volume, &x, failed,

@@ -594,7 +594,7 @@ static void baseline_families(Ctx *c) {
         for (size_t i = 0; i < c->n; i++) {
                 const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
                 for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has)
+                        if (b->phases[p].has && !probe_phase_is_write(p))
                                 metrics_writer_sample(w, "", b->phases[p].bytes_per_second,
                                                       "volume", c->vols[i]->name, "phase",
                                                       probe_phase_to_string(p), NULL);
@@ -604,7 +604,7 @@ static void baseline_families(Ctx *c) {
         for (size_t i = 0; i < c->n; i++) {
                 const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
                 for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has)
+                        if (b->phases[p].has && !probe_phase_is_write(p))
                                 metrics_writer_sample(w, "", b->phases[p].iops, "volume",
                                                       c->vols[i]->name, "phase",
                                                       probe_phase_to_string(p), NULL);
@@ -615,7 +615,7 @@ static void baseline_families(Ctx *c) {
         for (size_t i = 0; i < c->n; i++) {
                 const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
                 for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has)
+                        if (b->phases[p].has && !probe_phase_is_write(p))
                                 metrics_writer_sample(w, "", (double) b->phases[p].p99_ns / 1e9,
                                                       "volume", c->vols[i]->name, "phase",
                                                       probe_phase_to_string(p), NULL);

@@ -10,6 +10,35 @@
 #include "core/perf-report.h"
 #include "report/perf-metrics.h"
 
+/* The write probe's baseline into ret's write phases; true when any is learnt. */
+static bool baseline_write(const Baseline *b, unsigned min_samples, ReportBaseline *ret) {
+        BaselineStat ws, wi, wp, sp;
+
+        baseline_get_stat(b, BASELINE_WRITE_BYTES_PER_SEC, min_samples, &ws);
+        baseline_get_stat(b, BASELINE_WRITE_IOPS, min_samples, &wi);
+        baseline_get_stat(b, BASELINE_WRITE_LAT_P99_NS, min_samples, &wp);
+        baseline_get_stat(b, BASELINE_SYNC_LAT_P99_NS, min_samples, &sp);
+        if (ws.ready) {
+                ret->phases[PROBE_PHASE_WRITE_SEQUENTIAL].has = true;
+                ret->phases[PROBE_PHASE_WRITE_SEQUENTIAL].bytes_per_second = ws.median;
+                ret->phases[PROBE_PHASE_WRITE_SEQUENTIAL].bytes_per_second_mad = ws.mad;
+        }
+        if (wi.ready || wp.ready) {
+                ret->phases[PROBE_PHASE_WRITE_RANDOM].has = true;
+                ret->phases[PROBE_PHASE_WRITE_RANDOM].iops = wi.ready ? wi.median : NAN;
+                ret->phases[PROBE_PHASE_WRITE_RANDOM].iops_mad = wi.ready ? wi.mad : NAN;
+                ret->phases[PROBE_PHASE_WRITE_RANDOM].p99_ns = wp.ready ? (nsec_t) wp.median : 0;
+                ret->phases[PROBE_PHASE_WRITE_RANDOM].p99_mad_ns = wp.ready ? wp.mad : NAN;
+        }
+        if (sp.ready) {
+                ret->phases[PROBE_PHASE_WRITE_SYNC].has = true;
+                ret->phases[PROBE_PHASE_WRITE_SYNC].iops = NAN;
+                ret->phases[PROBE_PHASE_WRITE_SYNC].p99_ns = (nsec_t) sp.median;
+                ret->phases[PROBE_PHASE_WRITE_SYNC].p99_mad_ns = sp.mad;
+        }
+        return ws.ready || wi.ready || wp.ready || sp.ready;
+}
+
 void perf_report_baseline(const PerfMonitor *pm, const char *volume, unsigned min_samples,
                           ReportBaseline *ret) {
         const Baseline *b = pm ? perf_monitor_get_baseline(pm, volume) : NULL;
@@ -39,6 +68,8 @@ void perf_report_baseline(const PerfMonitor *pm, const char *volume, unsigned mi
                 ret->phases[PROBE_PHASE_RANDOM].p99_mad_ns = p99.ready ? p99.mad : NAN;
         }
         ret->has = seq.ready || iops.ready || p99.ready;
+        if (baseline_write(b, min_samples, ret))
+                ret->has = true;
 }
 
 static int cmp_name(const void *a, const void *b) {
@@ -63,10 +94,9 @@ static const char **sorted_names(const PerfMonitor *pm, size_t *ret_n) {
 }
 
 static const BaselineMetric judged[] = {
-        BASELINE_SEQ_BYTES_PER_SEC,
-        BASELINE_RAND_IOPS,
-        BASELINE_LAT_P50_NS,
-        BASELINE_LAT_P99_NS,
+        BASELINE_SEQ_BYTES_PER_SEC, BASELINE_RAND_IOPS,           BASELINE_LAT_P50_NS,
+        BASELINE_LAT_P99_NS,        BASELINE_WRITE_BYTES_PER_SEC, BASELINE_WRITE_IOPS,
+        BASELINE_WRITE_LAT_P99_NS,  BASELINE_SYNC_LAT_P99_NS,
 };
 
 /* The detector's verdict of each volume with a probe run. */

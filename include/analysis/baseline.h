@@ -41,6 +41,11 @@ typedef enum BaselineMetric {
         BASELINE_LAT_MAX_NS,       /* report only: one read decides it, too noisy to judge on */
         BASELINE_AWAIT_MS,         /* passive: /sys/block/X/stat read await between two samples */
         BASELINE_CPU_USEC_PER_RUN, /* report only: probe CPU time (user + sys) */
+        /* the write probe (a scratch file on the volume's filesystem), when one ran */
+        BASELINE_WRITE_BYTES_PER_SEC, /* write_sequential throughput */
+        BASELINE_WRITE_IOPS,          /* write_random writes per second */
+        BASELINE_WRITE_LAT_P99_NS,    /* write_random latency p99 */
+        BASELINE_SYNC_LAT_P99_NS,     /* write_sync: fdatasync() latency p99 */
         _BASELINE_METRIC_MAX,
         _BASELINE_METRIC_INVALID = -EINVAL,
 } BaselineMetric;

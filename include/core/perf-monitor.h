@@ -135,6 +135,10 @@ const char *perf_baseline_key_split(const char *key, char *ret_profile, size_t s
  * CPU µs; pass NAN (or 0 for rates) for what did not run. */
 void perf_sample_from_probe(double seq_bytes_per_sec, double rand_iops, double p50_ns,
                             double p99_ns, double max_ns, double cpu_usec, BaselineSample *ret);
+/* Add a write probe's figures to s: sequential write bytes/s, random write IOPS, their p99 (ns)
+ * and the fdatasync p99 (ns); 0 or NAN for what did not run (then not judged nor learned). */
+void perf_sample_add_write(BaselineSample *s, double bytes_per_sec, double iops, double p99_ns,
+                           double sync_p99_ns);
 
 /* Store volume v's probe result for the current round. probe_failed: I/O errors or stalled.
  * start_usec: when the probe started (CLOCK_MONOTONIC; picks the utilization measured before
