@@ -15,6 +15,7 @@
 static const char *const peer_source_table[_PEER_SOURCE_MAX] = {
         [PEER_SOURCE_PROBE] = "probe",
         [PEER_SOURCE_AWAIT] = "await",
+        [PEER_SOURCE_WRITE_AWAIT] = "write-await",
 };
 DEFINE_STRING_TABLE_LOOKUP(peer_source, PeerSource, peer_source_table);
 
@@ -96,7 +97,11 @@ static bool sample_valid(const PeerConfig *c, const PeerSample *s, PeerSource k)
 
         if (!isfinite(v) || v < 0)
                 return false;
-        return k != PEER_SOURCE_AWAIT || s->await_ios >= c->min_await_ios;
+        if (k == PEER_SOURCE_AWAIT)
+                return s->await_ios >= c->min_await_ios;
+        if (k == PEER_SOURCE_WRITE_AWAIT)
+                return s->write_await_ios >= c->min_await_ios;
+        return true;
 }
 
 static unsigned count_stretches(uint32_t history, unsigned judged) {
@@ -297,7 +302,9 @@ int peers_feed(PeerGroup *g, const PeerConfig *c, const PeerSample *samples, siz
 }
 
 char *peer_event_format(const PeerEvent *e, char *buf, size_t size) {
-        const char *src = e->source == PEER_SOURCE_AWAIT ? "read await" : "probe latency";
+        const char *src = e->source == PEER_SOURCE_AWAIT         ? "read await"
+                          : e->source == PEER_SOURCE_WRITE_AWAIT ? "write await"
+                                                                 : "probe latency";
         const char *ref = e->by_own_baseline ? "its own baseline" : "peers' median";
 
         switch (e->type) {

@@ -714,7 +714,7 @@ static bool tick_stat(const Inventory *inv, PerfVolume *p, const Volume *v, usec
 static int tick_group(PerfMonitor *pm, const Inventory *inv, const Volume *v, usec_t now_usec,
                       int *count) {
         PeerSample s[PEERS_MAX];
-        size_t n = 0, judged = 0;
+        size_t n = 0, judged = 0, judged_w = 0;
 
         for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
                 const Volume *w = inventory_get(inv, v->members[i]);
@@ -724,23 +724,26 @@ static int tick_group(PerfMonitor *pm, const Inventory *inv, const Volume *v, us
                 if (!mp)
                         return -ENOMEM;
                 peer_sample_init(&s[n], v->members[i]);
-                if (w && tick_stat(inv, mp, w, now_usec, &d) && isfinite(d.read_await_ms)) {
+                if (w && tick_stat(inv, mp, w, now_usec, &d)) {
                         double dt = (double) (mp->util_end_usec[0] - mp->util_end_usec[1]);
+                        /* I/Os behind a figure: rate x interval (the first interval's length is
+                         * unknown: count it as one second) */
+                        double sec = mp->util_end_usec[1] > 0 && dt > 0 ? dt / USEC_PER_SEC : 1.0;
 
                         s[n].value_ms[PEER_SOURCE_AWAIT] = d.read_await_ms;
-                        /* reads behind the figure: rate x interval (the first interval's length
-                         * is unknown: count it as one second) */
                         s[n].await_ios =
-                                (uint64_t) (d.read_iops * (mp->util_end_usec[1] > 0 && dt > 0
-                                                                   ? dt / USEC_PER_SEC
-                                                                   : 1.0));
+                                isfinite(d.read_await_ms) ? (uint64_t) (d.read_iops * sec) : 0;
+                        s[n].value_ms[PEER_SOURCE_WRITE_AWAIT] = d.write_await_ms;
+                        s[n].write_await_ios =
+                                isfinite(d.write_await_ms) ? (uint64_t) (d.write_iops * sec) : 0;
                         judged += s[n].await_ios >= pm->cfg.peers.min_await_ios;
+                        judged_w += s[n].write_await_ios >= pm->cfg.peers.min_await_ios;
                 }
                 n++;
         }
         /* Passive await is compared between peers only: with fewer than three members under a
          * real workload there is no baseline of await to fall back to. */
-        if (judged < 3)
+        if (judged < 3 && judged_w < 3)
                 return 0;
         return feed_peers(pm, v, s, n, count);
 }

@@ -299,6 +299,7 @@ void config_perf_monitor_config(const Config *c, PerfMonitorConfig *ret) {
         pc.detector.m_good = c->detect_good_runs;
         pc.peers.floor_ms[PEER_SOURCE_PROBE] = (double) c->peer_floor_usec / 1000;
         pc.peers.floor_ms[PEER_SOURCE_AWAIT] = (double) c->peer_await_floor_usec / 1000;
+        pc.peers.floor_ms[PEER_SOURCE_WRITE_AWAIT] = pc.peers.floor_ms[PEER_SOURCE_AWAIT];
         pc.peers.factor = c->peer_factor;
         pc.rebuild.eta_limit_sec =
                 c->rebuild_eta_limit_usec == 0 || c->rebuild_eta_limit_usec == USEC_INFINITY

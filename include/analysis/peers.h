@@ -40,6 +40,9 @@
 typedef enum PeerSource {
         PEER_SOURCE_PROBE, /* latency of the members' own short probes (ms) */
         PEER_SOURCE_AWAIT, /* passive read await from the stat deltas (ms) */
+        /* passive write await (ms): the only view of a member's writes, which no probe makes
+         * (a write probe writes a file above the array; its writes reach every member) */
+        PEER_SOURCE_WRITE_AWAIT,
         _PEER_SOURCE_MAX,
         _PEER_SOURCE_INVALID = -EINVAL,
 } PeerSource;
@@ -61,7 +64,7 @@ typedef struct PeerConfig {
         double mad_k;                      /* 3 */
         unsigned k_slow, m_normal;
         unsigned flap_edges;
-        uint64_t min_await_ios; /* passive await counts only over at least this many reads */
+        uint64_t min_await_ios; /* passive await counts only over at least this many I/Os */
 } PeerConfig;
 
 /* Floors: 5 ms for the probe (a healthy SSD or an idle HDD's 4 KiB read is well below; the
@@ -69,7 +72,9 @@ typedef struct PeerConfig {
  * workload lifts every member). */
 #define PEER_CONFIG_DEFAULT                                                                        \
         ((PeerConfig){                                                                             \
-                .floor_ms = { [PEER_SOURCE_PROBE] = 5.0, [PEER_SOURCE_AWAIT] = 20.0 },             \
+                .floor_ms = { [PEER_SOURCE_PROBE] = 5.0,                                           \
+                              [PEER_SOURCE_AWAIT] = 20.0,                                          \
+                              [PEER_SOURCE_WRITE_AWAIT] = 20.0 },                                  \
                 .factor = 3.0,                                                                     \
                 .mad_k = 3.0,                                                                      \
                 .k_slow = 2,                                                                       \
@@ -85,6 +90,7 @@ typedef struct PeerSample {
         const char *name;                   /* kernel name */
         double value_ms[_PEER_SOURCE_MAX];  /* NAN: not measured this run */
         uint64_t await_ios;                 /* reads behind value_ms[AWAIT] */
+        uint64_t write_await_ios;           /* writes behind value_ms[WRITE_AWAIT] */
         BaselineStat own[_PEER_SOURCE_MAX]; /* the member's own baseline (n = 0: none) */
 } PeerSample;
 

@@ -120,6 +120,40 @@ static void test_await(void) {
         is_double(ev[0].limit_ms, 20, 1e-9, "await floor 20 ms");
 }
 
+/* Write await (issue 26): members are never written by a probe, but a write probe above the
+ * array writes to each of them; the member whose writes take 50 ms while its peers' take 1-2 ms
+ * (a write-only slowdown: its reads are fine) is found by passive write await, needing 16 writes
+ * like the read await needs reads, and the message says so. */
+static void test_write_await(void) {
+        PeerConfig c = PEER_CONFIG_DEFAULT;
+        PeerSample s[3];
+        PeerEvent ev[6];
+        PeerGroup g;
+        const double aw[] = { 1, 1.5, 50 };
+        char buf[256];
+
+        peer_group_init(&g);
+        for (int i = 0; i < 3; i++) {
+                peer_sample_init(&s[i], (const char *[]){ "dm-0", "dm-1", "dm-2" }[i]);
+                s[i].value_ms[PEER_SOURCE_AWAIT] = 0.5; /* reads: all alike */
+                s[i].await_ios = 100;
+                s[i].value_ms[PEER_SOURCE_WRITE_AWAIT] = aw[i];
+                s[i].write_await_ios = 10;
+        }
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 0, "write await: too few writes, reads normal");
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 0, "write await: still too few writes");
+        for (int i = 0; i < 3; i++)
+                s[i].write_await_ios = 40;
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 0, "write await slow 1");
+        is_int(peers_feed(&g, &c, s, 3, ev, 6), 1, "write await slow 2: SLOW");
+        is_str(ev[0].member, "dm-2", "write await: the slow member");
+        is_int(ev[0].source, PEER_SOURCE_WRITE_AWAIT, "by passive write await");
+        is_double(ev[0].limit_ms, 20, 1e-9, "write await floor 20 ms");
+        ok(strstr(peer_event_format(&ev[0], buf, sizeof(buf)), "write await 50.00 ms"),
+           "message: %s", buf);
+        is_str(peer_source_to_string(PEER_SOURCE_WRITE_AWAIT), "write-await", "source name");
+}
+
 /* The CI case: a member +20 ms, probed slow in round 1; a statistics tick between the rounds
  * averages mostly the reads from before the fault (await 5 ms, normal); round 2 is slow again.
  * The probe's streak is its own: SLOW at round 2, not 3. It is normal again only after m_normal
@@ -284,6 +318,7 @@ static void test_errors(void) {
 }
 
 int main(void) {
+        test_write_await();
         test_limit();
         test_four_members();
         test_two_members();
