@@ -20,7 +20,7 @@ perf_journal
 run mkfs.ext4 -q -F /dev/md0
 mkdir -p /mnt/w
 run mount /dev/md0 /mnt/w
-trap 'echo "--- daemon log (last 40 lines)"; tail -n 40 "$SCRATCH/daemon.log"; umount /mnt/w' EXIT
+trap 'echo "--- daemon log (last 40 lines)"; tail -n 40 "$SCRATCH/daemon.log"; kill "$dpid"; umount /mnt/w' EXIT
 cat >"$SCRATCH/sp.conf" <<CONF
 [Schedule]
 Builtin=no
