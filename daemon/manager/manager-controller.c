@@ -4,7 +4,10 @@
  * timer which CLIs the current controller volumes need, starts one worker with that list, and
  * gets the parsed results back through a pipe; applying them to the inventory (and so the change
  * set, and the events) happens on the loop. At most one worker at a time; a CLI that hangs is
- * killed by the runner and handed to the daemon's ProcessReaper (thread safe). */
+ * killed by the runner and handed to the daemon's ProcessReaper (thread safe). With
+ * --controller-cli-socket (the shipped unit) the worker does not spawn the CLIs: it asks the
+ * helper unit behind that socket for each command (sources/controller-cli-remote.h), because the
+ * daemon's own sandbox keeps its children away from the controllers' device nodes. */
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,10 +21,10 @@
 #include "sources/controller-cli-run.h"
 
 #define CLI_TIMEOUT_USEC (10 * USEC_PER_SEC)
-#define CLI_PATH         "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 typedef struct CliJob {
         ProcessReaper *reaper;
+        char *socket_path; /* NULL: run the CLIs as children */
         ControllerCli clis[_CONTROLLER_CLI_MAX];
         size_t n;
         ControllerVolumeList results[_CONTROLLER_CLI_MAX];
@@ -42,8 +45,12 @@ static void *worker(void *p) {
         char c = 1;
 
         for (size_t i = 0; i < j->n; i++)
-                j->errors[i] = controller_cli_query(j->reaper, j->clis[i], CLI_PATH,
-                                                    CLI_TIMEOUT_USEC, &j->results[i]);
+                j->errors[i] =
+                        j->socket_path
+                                ? controller_cli_query_remote(j->socket_path, j->clis[i],
+                                                              CLI_TIMEOUT_USEC, &j->results[i])
+                                : controller_cli_query(j->reaper, j->clis[i], CONTROLLER_CLI_PATH,
+                                                       CLI_TIMEOUT_USEC, &j->results[i]);
         (void) write(j->notify_fd, &c, 1);
         return NULL;
 }
@@ -54,6 +61,7 @@ static void job_free(CliJob *j) {
         for (size_t i = 0; i < j->n; i++)
                 if (j->errors[i] >= 0)
                         controller_volume_list_done(&j->results[i]);
+        free(j->socket_path);
         free(j);
 }
 
@@ -74,6 +82,12 @@ static int on_done(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 
                 if (r == -ENOENT || r == -EOPNOTSUPP)
                         continue; /* no CLI installed: the volumes are still probed */
+                if (r == -ECONNREFUSED) {
+                        log_warning("Cannot reach the vendor CLI helper at %s (is "
+                                    "storpulse-controller-cli.socket running?): %s not queried",
+                                    m->cli_socket, controller_cli_to_string(j->clis[i]));
+                        continue;
+                }
                 if (r < 0) {
                         log_warning_errno(r, "Querying %s failed, ignoring: %m",
                                           controller_cli_to_string(j->clis[i]));
@@ -122,9 +136,13 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         }
         j->reaper = m->reaper;
         j->notify_fd = c->pipe[1];
+        if (m->cli_socket && !(j->socket_path = strdup(m->cli_socket))) {
+                job_free(j);
+                return 0;
+        }
         if (pthread_create(&c->thread, NULL, worker, j) != 0) {
                 log_warning("Failed to start the vendor CLI worker, ignoring.");
-                free(j);
+                job_free(j);
                 return 0;
         }
         c->running = true;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* storpulsed: the daemon. `storpulsed [--config FILE] [--root DIR] [--runtime-dir DIR]
- * [--state-dir DIR]`; runs under systemd (Type=notify) or by hand in the foreground. Only parses
- * the command line; the Manager (manager.h) is the daemon. Exit status: 0 after SIGTERM/SIGINT,
- * 1 usage, 2 start refused (bad config, loop setup, another storpulsed on the same runtime or
- * state directory). */
+ * [--state-dir DIR] [--controller-cli-socket PATH]`; runs under systemd (Type=notify) or by
+ * hand in the foreground. Only parses the command line; the Manager (manager.h) is the daemon.
+ * Exit status: 0 after SIGTERM/SIGINT, 1 usage, 2 start refused (bad config, loop setup, another
+ * storpulsed on the same runtime or state directory). */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +35,10 @@ static int help(void) {
                "                        %s)\n"
                "  -l --listen ADDR:PORT  serve HTTP there instead of [HTTP] Listen= (repeatable;\n"
                "                        127.0.0.1:%d, [::1]:%d, *:%d = every address)\n"
+               "     --controller-cli-socket PATH\n"
+               "                        run the vendor RAID CLIs through the helper listening\n"
+               "                        there (storpulse-controller-cli.socket) instead of as\n"
+               "                        children\n"
                "     --check-config     load the configuration, report errors, exit\n"
                "     --dump-config      print the effective configuration (defaults, the file\n"
                "                        and its drop-ins: every key with its value), exit\n",
@@ -135,8 +139,29 @@ static int check_config(const char *opt_path, bool dump) {
         return 0;
 }
 
+/* The daemon proper, once the command line is read: the exit status of main(). */
+static int run_daemon(const ManagerOptions *o) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+
+        if (lock_dir(o->runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR, true) < 0 ||
+            lock_dir(o->state_dir, "STATE_DIRECTORY", PKGSTATEDIR, false) < 0)
+                return 2;
+        setup_malloc();
+        if (manager_new(o, &m) < 0)
+                return 2;
+        return manager_run(m) < 0 ? 2 : 0;
+}
+
 int main(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_RUNTIME, ARG_STATE, ARG_CHECK, ARG_DUMP };
+        enum {
+                ARG_VERSION = 0x100,
+                ARG_ROOT,
+                ARG_RUNTIME,
+                ARG_STATE,
+                ARG_CHECK,
+                ARG_DUMP,
+                ARG_CLI
+        };
         static const struct option options[] = {
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -147,14 +172,14 @@ int main(int argc, char **argv) {
                 { "check-config", no_argument, NULL, ARG_CHECK },
                 { "dump-config", no_argument, NULL, ARG_DUMP },
                 { "listen", required_argument, NULL, 'l' },
+                { "controller-cli-socket", required_argument, NULL, ARG_CLI },
                 {},
         };
         ManagerOptions o = {};
-        _cleanup_(manager_freep) Manager *m = NULL;
         char *listen[33] = {};
         size_t n_listen = 0;
         bool check = false, dump = false;
-        int opt, r;
+        int opt;
 
         while ((opt = getopt_long(argc, argv, "hc:l:", options, NULL)) >= 0)
                 switch (opt) {
@@ -181,6 +206,9 @@ int main(int argc, char **argv) {
                 case ARG_DUMP:
                         dump = true;
                         break;
+                case ARG_CLI:
+                        o.cli_socket = optarg;
+                        break;
                 case 'l':
                         if (n_listen + 1 >= ELEMENTSOF(listen)) {
                                 log_error("At most %zu --listen addresses.",
@@ -200,13 +228,5 @@ int main(int argc, char **argv) {
                 return check_config(o.config_path, dump);
 
         o.listen = n_listen > 0 ? listen : NULL;
-        if (lock_dir(o.runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR, true) < 0 ||
-            lock_dir(o.state_dir, "STATE_DIRECTORY", PKGSTATEDIR, false) < 0)
-                return 2;
-        setup_malloc();
-        r = manager_new(&o, &m);
-        if (r < 0)
-                return 2;
-        r = manager_run(m);
-        return r < 0 ? 2 : 0;
+        return run_daemon(&o);
 }

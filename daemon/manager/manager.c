@@ -642,6 +642,8 @@ int manager_new(const ManagerOptions *o, Manager **ret) {
         if (dir_from_env(o->runtime_dir, "RUNTIME_DIRECTORY", PKGRUNDIR, &m->runtime_dir) < 0 ||
             dir_from_env(o->state_dir, "STATE_DIRECTORY", PKGSTATEDIR, &m->state_dir) < 0)
                 return log_oom();
+        if (o->cli_socket && !(m->cli_socket = strdup(o->cli_socket)))
+                return log_oom();
         m->under_systemd = getenv("NOTIFY_SOCKET") != NULL;
         m->journal = access(JOURNAL_SOCKET, W_OK) == 0;
         for (char *const *l = o->listen; l && *l; l++)
@@ -745,6 +747,7 @@ Manager *manager_free(Manager *m) {
         free(m->config_path);
         free(m->root);
         free(m->runtime_dir);
+        free(m->cli_socket);
         free(m->state_dir);
         free(m);
         return NULL;

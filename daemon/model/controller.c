@@ -108,9 +108,11 @@ static const ControllerDriver table[] = {
         { "mvumi", NULL, "Marvell UMI RAID", CONTROLLER_VENDOR_MARVELL, CONTROLLER_KIND_RAID,
           CONTROLLER_VOLUMES_ALL, -1, CLI1(NONE) },
 
-        /* Test stand-in: only with CONTROLLER_ALLOW_TEST. */
+        /* Test stand-in: only with CONTROLLER_ALLOW_TEST. Read by storcli: the VM suite puts a
+         * fake storcli64 on the CLI path to follow a CLI's output from the helper's unit to
+         * the daemon (where no storcli is installed, nothing is asked). */
         { "scsi_debug", NULL, "Linux scsi_debug (test stand-in)", CONTROLLER_VENDOR_LINUX,
-          CONTROLLER_KIND_TEST, CONTROLLER_VOLUMES_ALL, -1, CLI1(NONE) },
+          CONTROLLER_KIND_TEST, CONTROLLER_VOLUMES_ALL, -1, CLI1(STORCLI) },
 };
 
 /* Compare `s` (possibly followed by whitespace/newline, as sysfs prints) with `name`. */

@@ -22,12 +22,11 @@
 #include <unistd.h>
 
 #include "sources/controller-cli-run.h"
+#include "sources/controller-cli-remote.h"
 #include "basic/macro.h"
 
-/* Reads fd until EOF into a growing buffer (NUL-terminated), waiting in poll() until
- * deadline_usec. Returns 0, -ETIME, -EFBIG (more than max_output bytes), -ENOMEM or -errno. */
-static int read_output(int fd, usec_t deadline_usec, size_t max_output, char **ret,
-                       size_t *ret_size) {
+int controller_cli_read_output(int fd, usec_t deadline_usec, size_t max_output, char **ret,
+                               size_t *ret_size) {
         _cleanup_free_ char *buf = NULL;
         size_t n = 0, cap = 0;
 
@@ -110,7 +109,7 @@ int controller_cli_run(ProcessReaper *reaper, const char *path, char *const argv
         deadline = now(CLOCK_MONOTONIC);
         deadline =
                 timeout_usec > USEC_INFINITY - deadline ? USEC_INFINITY : deadline + timeout_usec;
-        r = read_output(rfd, deadline, max_output, &buf, &n);
+        r = controller_cli_read_output(rfd, deadline, max_output, &buf, &n);
         /* stdout closed: wait for the exit, still bounded by the deadline. */
         if (r >= 0) {
                 r = process_wait(p, deadline, &e);
@@ -185,19 +184,23 @@ int controller_cli_find(ControllerCli cli, const char *path_env, char **ret_path
         return -ENOENT;
 }
 
-#define CLI_MAX_OUTPUT (16U * 1024U * 1024U)
-
-/* One query's fixed inputs: which binary, how to run it. */
+/* One query's fixed inputs: which binary, how to run it; or (socket_path set) which CLI to ask
+ * the helper behind socket_path for (bin is then only the CLI's name, never run here). */
 struct CliQuery {
         ProcessReaper *reaper;
         char *bin;
         const char *path_env;
         usec_t timeout_usec;
+        const char *socket_path;
+        ControllerCli cli;
 };
 
 static int query_run(const CliQuery *q, char *const argv[], char **ret, size_t *ret_size) {
+        if (q->socket_path)
+                return controller_cli_remote_run(q->socket_path, q->cli, argv + 1, q->timeout_usec,
+                                                 CONTROLLER_CLI_MAX_OUTPUT, ret, ret_size);
         return controller_cli_run(q->reaper, q->bin, argv, q->path_env, q->timeout_usec,
-                                  CLI_MAX_OUTPUT, ret, ret_size);
+                                  CONTROLLER_CLI_MAX_OUTPUT, ret, ret_size);
 }
 
 /* Run argv and hand its output to the parser. */
@@ -282,11 +285,36 @@ int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *p
         r = controller_cli_find(cli, path_env, &bin);
         if (r < 0)
                 return r;
-        q = (CliQuery){
-                .reaper = reaper, .bin = bin, .path_env = path_env, .timeout_usec = timeout_usec
-        };
+        q = (CliQuery){ .reaper = reaper,
+                        .bin = bin,
+                        .path_env = path_env,
+                        .timeout_usec = timeout_usec,
+                        .cli = cli };
 
         r = cli_readers[cli].query(&q, &l); /* controller_cli_find() checked cli */
+        if (r < 0)
+                return r;
+
+        *ret = l;
+        l = (ControllerVolumeList){};
+        return 0;
+}
+
+int controller_cli_query_remote(const char *socket_path, ControllerCli cli, usec_t timeout_usec,
+                                ControllerVolumeList *ret) {
+        _cleanup_(controller_volume_list_donep) ControllerVolumeList l = {};
+        CliQuery q;
+        int r;
+
+        if (!ret || !socket_path || cli < 0 || cli >= _CONTROLLER_CLI_MAX)
+                return -EINVAL;
+        if (!cli_readers[cli].query)
+                return -EOPNOTSUPP;
+        q = (CliQuery){ .bin = (char *) controller_cli_to_string(cli),
+                        .timeout_usec = timeout_usec,
+                        .socket_path = socket_path,
+                        .cli = cli };
+        r = cli_readers[cli].query(&q, &l);
         if (r < 0)
                 return r;
 

@@ -165,7 +165,9 @@ struct Manager {
         uint64_t event_seq; /* seq of the newest event, 0 none */
 
         ManagerControl *control;
-        ManagerCli *cli;           /* vendor RAID CLIs, polled in a worker thread */
+        ManagerCli *cli;  /* vendor RAID CLIs, polled in a worker thread */
+        char *cli_socket; /* --controller-cli-socket: the CLIs run by the helper unit behind it;
+                             NULL: as children of the worker */
         unsigned controller_flags; /* ControllerLookupFlags ($STORPULSE_CONTROLLER_TEST) */
         bool reaper_in_use;        /* a worker still holds the reaper at exit: not freed */
 
@@ -199,6 +201,7 @@ typedef struct ManagerOptions {
         const char *runtime_dir; /* NULL: $RUNTIME_DIRECTORY or /run/storpulse */
         const char *state_dir;   /* NULL: $STATE_DIRECTORY or /var/lib/storpulse */
         char *const *listen;     /* --listen ADDR:PORT, NULL-terminated; NULL: [HTTP] Listen= */
+        const char *cli_socket;  /* NULL: vendor CLIs run as our children */
 } ManagerOptions;
 
 /* Load the config (a bad one fails with its "FILE:LINE: message" logged), create the loop and

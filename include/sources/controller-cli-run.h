@@ -18,6 +18,17 @@
  * group is SIGKILLed and the leader handed to `reaper`), -EPROTO if it exited non-zero or died
  * of a signal, or -errno from pipe/spawn (-ENOENT, -EACCES, -ENOEXEC: the exec failed). Blocks
  * the caller for at most about timeout_usec, never longer. */
+/* Where the daemon and the helper look for the CLIs. */
+#define CONTROLLER_CLI_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+#define CONTROLLER_CLI_MAX_OUTPUT (16U * 1024U * 1024U) /* bytes of stdout per command */
+
+/* Reads fd until EOF into a growing buffer (NUL-terminated), waiting in poll() until
+ * deadline_usec (CLOCK_MONOTONIC). Returns 0 with the bytes in *ret and their count in
+ * *ret_size, -ETIME, -EFBIG (more than max_output bytes), -ENOMEM or -errno. */
+int controller_cli_read_output(int fd, usec_t deadline_usec, size_t max_output, char **ret,
+                               size_t *ret_size);
+
 int controller_cli_run(ProcessReaper *reaper, const char *path, char *const argv[],
                        const char *path_env, usec_t timeout_usec, size_t max_output, char **ret,
                        size_t *ret_size);
@@ -34,3 +45,11 @@ int controller_cli_find(ControllerCli cli, const char *path_env, char **ret_path
  * controller 1 only. */
 int controller_cli_query(ProcessReaper *reaper, ControllerCli cli, const char *path_env,
                          usec_t timeout_usec, ControllerVolumeList *ret);
+
+/* The same queries, each command run by the vendor CLI helper behind `socket_path`
+ * (storpulse-controller-cli, sources/controller-cli-remote.h) instead of a child of ours: the
+ * helper finds the CLI on its own PATH. Returns as controller_cli_query() (-ENOENT: the helper
+ * found no CLI), plus -ECONNREFUSED when the helper cannot be reached. Blocking: worker context
+ * only. */
+int controller_cli_query_remote(const char *socket_path, ControllerCli cli, usec_t timeout_usec,
+                                ControllerVolumeList *ret);

@@ -111,6 +111,7 @@ static void test_scsi_debug(void) {
         if (d) {
                 is_int(d->kind, CONTROLLER_KIND_TEST, "scsi_debug is a test entry");
                 is_int(d->vendor, CONTROLLER_VENDOR_LINUX, "scsi_debug vendor linux");
+                is_int(d->cli[0], CONTROLLER_CLI_STORCLI, "scsi_debug read by a (fake) storcli");
         }
         ok(controller_lookup("megaraid_sas", CONTROLLER_ALLOW_TEST) != NULL,
            "real entries still found with the flag");

@@ -3,7 +3,7 @@
 # under a tmpfs overlay: dpkg writes its database, /etc, /usr and /var/lib to the overlay.
 # STORPULSE_DEB is the .deb dpkg-buildpackage made from this tree, STORPULSE_DEB_UPGRADE the same
 # package with a higher version (tests/vm/package-test). Checked: dpkg -i enables and starts
-# storpulsed.service and both sockets (the probe timer stays disabled), systemd's dpkg trigger
+# storpulsed.service and its three sockets (the probe timer stays disabled), systemd's dpkg trigger
 # compiles our catalog, the daemon answers on its socket and over HTTP, an edited conffile
 # and `systemctl reload` give config-reloaded, storpulse-probe@quick.service runs a probe that
 # is learned into the baselines, the upgrade restarts the daemon and keeps the conffile edit and
@@ -54,9 +54,10 @@ dpkg_i() {
 }
 dpkg_i "$STORPULSE_DEB"
 [[ -x $ctl && -x /usr/sbin/storpulsed ]] || fail "binaries not installed"
-for u in storpulsed.service storpulsed.socket storpulsed-http.socket; do
+for u in storpulsed.service storpulsed.socket storpulsed-http.socket storpulse-controller-cli.socket; do
         [[ "$(systemctl is-enabled $u)" == enabled ]] || fail "$u is not enabled after install"
 done
+[[ -x /usr/libexec/storpulse-controller-cli ]] || fail "the vendor CLI helper is not installed"
 [[ "$(systemctl is-enabled storpulse-probe@quick.timer 2>&1)" != enabled ]] ||
         fail "storpulse-probe@quick.timer is enabled by default"
 wait_until 30 "storpulsed active" systemctl is-active --quiet storpulsed
@@ -99,7 +100,7 @@ grep -q "^# edited in the VM (package-debian)" "$conf" || fail "the upgrade lost
 wait_until 30 "storpulsed active after the upgrade" systemctl is-active --quiet storpulsed
 [[ "$(systemctl show -p MainPID --value storpulsed)" != "$pid_before" ]] ||
         fail "storpulsed not restarted by the upgrade"
-for u in storpulsed.socket storpulsed-http.socket; do
+for u in storpulsed.socket storpulsed-http.socket storpulse-controller-cli.socket; do
         systemctl is-active --quiet $u || fail "$u not active after the upgrade"
 done
 [[ -s /var/lib/storpulse/baselines.json ]] || fail "no baselines.json after the upgrade"
