@@ -9,12 +9,17 @@
 #   mdadm --fail of a member: a firing StorpulseMemberFailed whose labels name md9 and the member
 #     (state faulty), then a firing StorpulseVolumeDegraded for md9 (its `for: 1m` included);
 #   mdadm --remove: StorpulseMemberFailed resolved (the faulty member has left the array);
-#   --add of the wiped member, a recovery throttled to about 13 s: StorpulseVolumeDegraded
-#     resolved, and not before the kernel logs "recovery done".
+#   --add of the wiped member, the recovery throttled with md9's own sync_speed_min/max to
+#     400 KiB/s (64 MiB: about 160 s), storpulsed's [Detection] accelerated (RebuildMaxETA=20s,
+#     RebuildSustain=5s, StatisticsInterval=1s, as perf-faults): a firing StorpulseRebuildSlow
+#     for md9 (the shipped rule's `for: 1m` included) while the kernel still recovers; then the
+#     rest of the recovery at 5000 KiB/s: StorpulseRebuildSlow and StorpulseVolumeDegraded
+#     resolved, neither before the kernel logs "recovery done".
 # Each delay is measured on the guest's clock from the kernel event to the arrival at the
 # webhook: the kernel's own log line ("Disk failure on vdb", "recovery done"), placed on the
 # clock by a marker written to /dev/kmsg just before the mdadm command, or, for --remove, which
-# the kernel does not log, mdadm's return. They are printed as "DIAG:" lines that guest-suite
+# the kernel does not log, mdadm's return; for the throttled recovery, the kernel's "recovery of
+# RAID array md9". They are printed as "DIAG:" lines that guest-suite
 # copies into the TAP output. Nothing about the delays is
 # asserted (speed is no test's business); the notifications and their labels are.
 # Under STORPULSE_VM_SELFTEST_WRONG=1 Alertmanager posts to a port nobody listens on: the
@@ -60,6 +65,10 @@ Builtin=no
 [HTTP]
 Enable=yes
 Listen=127.0.0.1:$sp
+[Detection]
+StatisticsInterval=1s
+RebuildSustain=5s
+RebuildMaxETA=20s
 EOF
 "$DAEMON" -c "$SCRATCH/sp.conf" --runtime-dir "$SCRATCH/run" --state-dir "$SCRATCH/state" \
         >"$SCRATCH/daemon.log" 2>&1 &
@@ -243,11 +252,24 @@ t_remove=$EPOCHREALTIME
 hook_wait 60 "$t" StorpulseMemberFailed resolved volume=md9 member="$b"
 diag "StorpulseMemberFailed {volume=md9, member=$b} resolved at the webhook $(delay "$t_remove" "$hook_t") s after mdadm --remove returned"
 run mdadm --zero-superblock "/dev/$b"
-md_throttle 5000
+# md9's own limits (they win over the system's); min = max, so the kernel neither speeds up nor
+# waits for idle I/O
+echo 400 >/sys/block/md9/md/sync_speed_min || fail "sync_speed_min refused"
+echo 400 >/sys/block/md9/md/sync_speed_max || fail "sync_speed_max refused"
 kmark
 t_add=$kmark_t
 run mdadm /dev/md9 --add "/dev/$b"
 wait_until 30 "md9 recovering" md_is md9 sync_action recover
+k_rec=$(ktime "md: recovery of RAID array md9") || fail "no 'recovery of RAID array md9' in the kernel log"
+log "the kernel started md9's recovery (400 KiB/s) $(delay "$t_add" "$k_rec") s after mdadm --add started"
+hook_wait 150 "$t_add" StorpulseRebuildSlow firing volume=md9 severity=warning
+md_is md9 sync_action recover || fail "StorpulseRebuildSlow arrived only after md9's recovery ended"
+diag "StorpulseRebuildSlow {volume=md9} (for: 1m) firing at the webhook $(delay "$k_rec" "$hook_t") s after the kernel started the recovery throttled to 400 KiB/s (sync_completed $(md_attr md9 sync_completed | tr -d ' '))"
+grep "\[rebuild-slow\]" "$SCRATCH/daemon.log" || fail "the alert fired but storpulsed logged no rebuild-slow event"
+# the rest at 5000 KiB/s: a few seconds, long enough to catch a resolve before the end
+echo 5000 >/sys/block/md9/md/sync_speed_max
+echo 5000 >/sys/block/md9/md/sync_speed_min
+t_fast=$EPOCHREALTIME
 # wait until the kernel shows md9 whole (sysfs read with bash's own `read`, no fork, every 0.05 s)
 for ((;;)); do
         read -r deg </sys/block/md9/md/degraded
@@ -259,14 +281,19 @@ done
 t_whole=$EPOCHREALTIME
 k_whole=$(ktime "md: md9: recovery done") || fail "no 'md9: recovery done' in the kernel log"
 log "md9 whole again $(delay "$t_add" "$k_whole") s after mdadm --add (kernel log; sysfs polled: $(delay "$t_add" "$t_whole") s)"
+log "md9 recovered the rest $(delay "$t_fast" "$k_whole") s after its limits went to 5000 KiB/s"
 md_unthrottle
-if t=$(python3 "$W/match.py" "$W/hook.jsonl" StorpulseVolumeDegraded resolved "$t_fail" "$k_whole" volume=md9); then
-        cat "$W/hook.jsonl"
-        prom_history
-        fail "StorpulseVolumeDegraded resolved at $t, $(delay "$t_add" "$t") s after mdadm --add, while md9 was still recovering"
-fi
+for alert in StorpulseVolumeDegraded StorpulseRebuildSlow; do
+        if t=$(python3 "$W/match.py" "$W/hook.jsonl" $alert resolved "$t_fail" "$k_whole" volume=md9); then
+                cat "$W/hook.jsonl"
+                prom_history
+                fail "$alert resolved at $t, $(delay "$t_add" "$t") s after mdadm --add, while md9 was still recovering"
+        fi
+done
 hook_wait 60 "$k_whole" StorpulseVolumeDegraded resolved volume=md9 state=degraded
 diag "StorpulseVolumeDegraded {volume=md9} resolved at the webhook $(delay "$k_whole" "$hook_t") s after the kernel's recovery done"
+hook_wait 60 "$k_whole" StorpulseRebuildSlow resolved volume=md9
+diag "StorpulseRebuildSlow {volume=md9} resolved at the webhook $(delay "$k_whole" "$hook_t") s after the kernel's recovery done"
 
 echo "--- summary: kernel event to webhook, Prometheus scrape and evaluation every 1 s, Alertmanager group_wait/group_interval 1 s"
 printf '    %s\n' "${summary[@]}"
