@@ -39,6 +39,11 @@ keep() {
 trap keep EXIT
 ip link set lo up
 modprobe -a md_mod raid1 dm_mod loop || fail "md/dm/loop modules"
+# udev's incremental assembly (mdadm --incremental on every linux_raid_member) would assemble
+# the churn's stopped arrays again from their loop devices and hold them: masked in this boot
+# (the guest's /etc is a tmpfs overlay)
+: >/etc/udev/rules.d/64-md-raid-assembly.rules
+udevadm control --reload
 mount -t tmpfs -o size=128m soakfs "$W/fs" || fail "tmpfs"
 for i in 0 1 2 3; do
         truncate -s 8M "$W/fs/f$i" || fail "truncate"
@@ -118,8 +123,8 @@ churn() {
         while ((EPOCHSECONDS < end)); do
                 # what a failed round left behind (a stop or remove refused while udev still held
                 # the device) goes first, so one refusal does not fail every later round
-                for d in md100 md101; do
-                        [[ -e /sys/block/$d/md ]] && try 25 mdadm --stop "/dev/$d"
+                for d in /sys/block/md*; do
+                        [[ $d != */md9 && -e $d/md ]] && try 25 mdadm --stop "/dev/${d##*/}"
                 done
                 [[ -e /dev/mapper/soakdm ]] && try 25 dmsetup remove soakdm
                 # two loop devices; a RAID1 over them created and stopped (md100 and md101 in turn:
