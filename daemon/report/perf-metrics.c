@@ -10,39 +10,34 @@
 #include "core/perf-report.h"
 #include "report/perf-metrics.h"
 
-/* The write probe's baseline into ret's write phases; true when any is learnt. */
-static bool baseline_write(const Baseline *b, unsigned min_samples, ReportBaseline *ret) {
-        BaselineStat ws, wi, wp, sp;
+/* A throughput phase's baseline (seq) and a random phase's (iops, p99: either may be unlearnt)
+ * into ret's phases; true when any of them is learnt. */
+static bool baseline_throughput(const BaselineStat *seq, ReportPhaseBaseline *ret) {
+        if (!seq->ready)
+                return false;
+        ret->has = true;
+        ret->bytes_per_second = seq->median;
+        ret->bytes_per_second_mad = seq->mad;
+        return true;
+}
 
-        baseline_get_stat(b, BASELINE_WRITE_BYTES_PER_SEC, min_samples, &ws);
-        baseline_get_stat(b, BASELINE_WRITE_IOPS, min_samples, &wi);
-        baseline_get_stat(b, BASELINE_WRITE_LAT_P99_NS, min_samples, &wp);
-        baseline_get_stat(b, BASELINE_SYNC_LAT_P99_NS, min_samples, &sp);
-        if (ws.ready) {
-                ret->phases[PROBE_PHASE_WRITE_SEQUENTIAL].has = true;
-                ret->phases[PROBE_PHASE_WRITE_SEQUENTIAL].bytes_per_second = ws.median;
-                ret->phases[PROBE_PHASE_WRITE_SEQUENTIAL].bytes_per_second_mad = ws.mad;
-        }
-        if (wi.ready || wp.ready) {
-                ret->phases[PROBE_PHASE_WRITE_RANDOM].has = true;
-                ret->phases[PROBE_PHASE_WRITE_RANDOM].iops = wi.ready ? wi.median : NAN;
-                ret->phases[PROBE_PHASE_WRITE_RANDOM].iops_mad = wi.ready ? wi.mad : NAN;
-                ret->phases[PROBE_PHASE_WRITE_RANDOM].p99_ns = wp.ready ? (nsec_t) wp.median : 0;
-                ret->phases[PROBE_PHASE_WRITE_RANDOM].p99_mad_ns = wp.ready ? wp.mad : NAN;
-        }
-        if (sp.ready) {
-                ret->phases[PROBE_PHASE_WRITE_SYNC].has = true;
-                ret->phases[PROBE_PHASE_WRITE_SYNC].iops = NAN;
-                ret->phases[PROBE_PHASE_WRITE_SYNC].p99_ns = (nsec_t) sp.median;
-                ret->phases[PROBE_PHASE_WRITE_SYNC].p99_mad_ns = sp.mad;
-        }
-        return ws.ready || wi.ready || wp.ready || sp.ready;
+static bool baseline_random(const BaselineStat *iops, const BaselineStat *p99,
+                            ReportPhaseBaseline *ret) {
+        if (!iops->ready && !p99->ready)
+                return false;
+        ret->has = true;
+        ret->iops = iops->ready ? iops->median : NAN;
+        ret->iops_mad = iops->ready ? iops->mad : NAN;
+        ret->p99_ns = p99->ready ? (nsec_t) p99->median : 0;
+        ret->p99_mad_ns = p99->ready ? p99->mad : NAN;
+        return true;
 }
 
 void perf_report_baseline(const PerfMonitor *pm, const char *volume, unsigned min_samples,
                           ReportBaseline *ret) {
         const Baseline *b = pm ? perf_monitor_get_baseline(pm, volume) : NULL;
-        BaselineStat seq, iops, p99;
+        BaselineStat seq, iops, p99, ws, wi, wp, sp, none = { .ready = false };
+        bool any = false;
 
         *ret = (ReportBaseline){};
         if (!b)
@@ -50,26 +45,23 @@ void perf_report_baseline(const PerfMonitor *pm, const char *volume, unsigned mi
         baseline_get_stat(b, BASELINE_SEQ_BYTES_PER_SEC, min_samples, &seq);
         baseline_get_stat(b, BASELINE_RAND_IOPS, min_samples, &iops);
         baseline_get_stat(b, BASELINE_LAT_P99_NS, min_samples, &p99);
+        baseline_get_stat(b, BASELINE_WRITE_BYTES_PER_SEC, min_samples, &ws);
+        baseline_get_stat(b, BASELINE_WRITE_IOPS, min_samples, &wi);
+        baseline_get_stat(b, BASELINE_WRITE_LAT_P99_NS, min_samples, &wp);
+        baseline_get_stat(b, BASELINE_SYNC_LAT_P99_NS, min_samples, &sp);
         for (ProbePhase p = 0; p < _PROBE_PHASE_MAX; p++) {
                 ret->phases[p].bytes_per_second_mad = NAN;
                 ret->phases[p].iops_mad = NAN;
                 ret->phases[p].p99_mad_ns = NAN;
         }
-        if (seq.ready) {
-                ret->phases[PROBE_PHASE_SEQUENTIAL].has = true;
-                ret->phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second = seq.median;
-                ret->phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second_mad = seq.mad;
-        }
-        if (iops.ready || p99.ready) {
-                ret->phases[PROBE_PHASE_RANDOM].has = true;
-                ret->phases[PROBE_PHASE_RANDOM].iops = iops.ready ? iops.median : NAN;
-                ret->phases[PROBE_PHASE_RANDOM].iops_mad = iops.ready ? iops.mad : NAN;
-                ret->phases[PROBE_PHASE_RANDOM].p99_ns = p99.ready ? (nsec_t) p99.median : 0;
-                ret->phases[PROBE_PHASE_RANDOM].p99_mad_ns = p99.ready ? p99.mad : NAN;
-        }
-        ret->has = seq.ready || iops.ready || p99.ready;
-        if (baseline_write(b, min_samples, ret))
-                ret->has = true;
+        any |= baseline_throughput(&seq, &ret->phases[PROBE_PHASE_SEQUENTIAL]);
+        any |= baseline_random(&iops, &p99, &ret->phases[PROBE_PHASE_RANDOM]);
+        any |= baseline_throughput(&ws, &ret->phases[PROBE_PHASE_WRITE_SEQUENTIAL]);
+        any |= baseline_random(&wi, &wp, &ret->phases[PROBE_PHASE_WRITE_RANDOM]);
+        /* the sync phase has a latency only: its "IOPS" is not a figure of the device */
+        if (baseline_random(&none, &sp, &ret->phases[PROBE_PHASE_WRITE_SYNC]))
+                any = true;
+        ret->has = any;
 }
 
 static int cmp_name(const void *a, const void *b) {

@@ -58,14 +58,16 @@ typedef struct ReportSample {
 /* The expected figures of a volume (the detector's baseline), drawn into the charts and exported
  * as storpulse_baseline_*; has = false when none was learnt yet. The *_mad are the learned
  * values' scaled MADs (same units; NAN unknown): the page draws median +- 3 MAD as the band. */
+typedef struct ReportPhaseBaseline {
+        bool has;
+        double bytes_per_second, iops;
+        nsec_t p99_ns;
+        double bytes_per_second_mad, iops_mad, p99_mad_ns;
+} ReportPhaseBaseline;
+
 typedef struct ReportBaseline {
         bool has;
-        struct {
-                bool has;
-                double bytes_per_second, iops;
-                nsec_t p99_ns;
-                double bytes_per_second_mad, iops_mad, p99_mad_ns;
-        } phases[_PROBE_PHASE_MAX];
+        ReportPhaseBaseline phases[_PROBE_PHASE_MAX];
 } ReportBaseline;
 
 /* Probe state and counters of one volume. Counters count since the daemon started. */

@@ -10,6 +10,18 @@
 
 #define DAY_USEC (24 * 3600 * USEC_PER_SEC)
 
+/* a write slice: a..w wrote 8 sectors and read 2048, b..w wrote 8 */
+static void test_write_slice(const BlockStat *a, const BlockStat *b, const BlockStat *w) {
+        is_u64(backoff_foreign_sectors_written(a, w, 8), 2048,
+               "write slice: own writes are not foreign, reads are");
+        is_u64(backoff_foreign_sectors_written(b, w, 8), 0, "write slice: only own writes: 0");
+        is_u64(backoff_foreign_sectors_written(b, w, 4), 4,
+               "write slice: writes beyond ours are foreign");
+        is_double(backoff_foreign_share_written(b, w, 4), 0.5, 1e-12,
+                  "write slice: share 4 / (4 + 4)");
+        ok(isnan(backoff_foreign_share_written(b, b, 0)), "write slice: nothing moved: NAN");
+}
+
 int main(void) {
         BlockStat a = { .read_sectors = 1000, .write_sectors = 50 };
         BlockStat b = { .read_sectors = 1000 + 2048, .write_sectors = 50 };
@@ -23,15 +35,7 @@ int main(void) {
         is_u64(backoff_foreign_sectors(&a, &b, 1024), 1024, "reads beyond ours are foreign");
         is_u64(backoff_foreign_sectors(&a, &w, 2048), 8, "writes are always foreign");
         is_u64(backoff_stat_sectors(&b, &back), 0, "counters going backwards give 0");
-        /* a write slice: a..w wrote 8 sectors and read 2048 */
-        is_u64(backoff_foreign_sectors_written(&a, &w, 8), 2048,
-               "write slice: own writes are not foreign, reads are");
-        is_u64(backoff_foreign_sectors_written(&b, &w, 8), 0, "write slice: only own writes: 0");
-        is_u64(backoff_foreign_sectors_written(&b, &w, 4), 4,
-               "write slice: writes beyond ours are foreign");
-        is_double(backoff_foreign_share_written(&b, &w, 4), 0.5, 1e-12,
-                  "write slice: share 4 / (4 + 4)");
-        ok(isnan(backoff_foreign_share_written(&b, &b, 0)), "write slice: nothing moved: NAN");
+        test_write_slice(&a, &b, &w);
         ok(!backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, b }, 2, 2048, 0),
            "probe's own reads on device and member: no back-off");
         ok(backoff_slice_foreign((BlockStat[]){ a, a }, (BlockStat[]){ b, w }, 2, 2048, 0),
