@@ -21,6 +21,11 @@ swap_error() {
         run dmsetup suspend "$1"
         run dmsetup resume "$1"
 }
+# The disks carry what earlier scenarios of the group left (a thin pool's, a snapshot's): the
+# targets' superblocks start zeroed, or dm-writecache refuses the stale bytes ("Invalid magic in
+# the superblock", CI of 4ad9cfb) and dm-cache/dm-integrity would read them as their own.
+run dd if=/dev/zero of="/dev/$a" bs=1M count=32 oflag=direct status=none
+run dd if=/dev/zero of="/dev/$c" bs=1M count=2 oflag=direct status=none
 run dmsetup create ccmeta --table "0 8192 linear /dev/$a 0"
 run dmsetup create ccssd --table "0 32768 linear /dev/$a 8192"
 run dmsetup create ccorig --table "0 49152 linear /dev/$b 0"
