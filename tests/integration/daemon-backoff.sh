@@ -114,17 +114,6 @@ fio_bytes() {
                 "$SCRATCH/fio.json"
 }
 
-# result_field FILE KEY: KEY of the "result" of the volume line in a probe --json output
-result_field() {
-        python3 -c 'import json, sys
-for line in open(sys.argv[1]):
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(o, dict) and o.get("result"):
-        print(o["result"].get(sys.argv[2]))' "$1" "$2"
-}
 
 # 1. quiet
 before=$(reads)

@@ -79,16 +79,7 @@ done
 tap_ok "$([ -S "$SOCK" ]; echo $?)" "daemon's control socket"
 
 writes() { awk '{ print $7 + 0 }' "/sys/block/$name/stat"; }
-phases() { # phases FILE: the phase names of the volume's result, space-separated, sorted
-        python3 -c 'import json, sys
-for line in open(sys.argv[1]):
-    try:
-        o = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(o, dict) and o.get("result"):
-        print(" ".join(sorted(o["result"]["phases"])))' "$1"
-}
+phases() { result_field "$1" phases; } # the phase names of the volume's result, sorted
 
 w0=$(writes)
 bounded 120 "$CTL" probe --json --profile reader "$name" >"$SCRATCH/reader.json" 2>&1

@@ -157,3 +157,17 @@ wait_probe_open() {
         done
         return 1
 }
+
+# result_field FILE KEY: KEY of the "result" of the volume line in a probe --json output (an
+# object prints as its keys, sorted, space-separated)
+result_field() {
+        python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    if isinstance(o, dict) and o.get("result"):
+        v = o["result"].get(sys.argv[2])
+        print(" ".join(sorted(v)) if isinstance(v, dict) else v)' "$1" "$2"
+}
