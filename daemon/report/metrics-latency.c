@@ -6,9 +6,10 @@
  * bound; _sum and _count are exact.
  *
  * Series are what a fleet pays for: the full set of 18 bounds costs 21 series per phase (two
- * phases in the quick profile: 42 of the 84 series of a probed volume). The default keeps three
- * decade bounds (how many reads took over 1, 10, 100 ms), and the exact p99 of each phase is a
- * gauge of its own in every mode, so alerts and fleet views need no histogram_quantile(). */
+ * phases in the quick profile: 42 of the 84 series a probed volume once had). The default exports
+ * no histogram: the exact p99 of each phase is a gauge of its own in every mode, so alerts and
+ * fleet views need no histogram_quantile(); `coarse` adds three decade bounds (how many reads took
+ * over 1, 10, 100 ms), `full` all 18. */
 
 #include <errno.h>
 

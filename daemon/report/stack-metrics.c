@@ -1,19 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Problem series that metrics.c's families call for (kept apart: metrics.c is at its size limit).
- * A probe's read errors or stall is a problem of the volume until a clean probe: the report's
- * last result already says how the newest probe ended (a skipped run leaves it), so nothing but
- * the record is needed. Health through the stack comes from core/stack-health.c, computed once
- * per rendering for every volume. */
+/* Problems and health through the stack for metrics.c and the API (kept apart: metrics.c is at
+ * its size limit). A probe's read errors or stall is a problem of the volume until a clean probe:
+ * the report's last result already says how the newest probe ended (a skipped run leaves it), so
+ * nothing but the record is needed; /metrics says why with storpulse_probe_last_result. Health
+ * through the stack comes from core/stack-health.c, computed once per rendering for every volume.
+ */
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/stack-health.h"
 #include "report/metrics.h"
 #include "report/stack-metrics.h"
-
-static const char *const probe_problems[] = { "read-errors", "stalled", "probe-failed" };
 
 const char *report_probe_problem(const ReportProbe *p) {
         if (!p)
@@ -42,22 +40,10 @@ bool report_volume_problem(const Volume *v, const ReportProbe *p) {
         return volume_has_problem(v) || report_probe_problem(p);
 }
 
-static void probe_problem_family(MetricsWriter *w, Volume *const *vols,
-                                 const ReportProbe *const *probes, size_t n) {
-        metrics_writer_family(w, "storpulse_probe_problem", METRIC_GAUGE,
-                              "1 for the reason the volume's probes make it a problem until a "
-                              "clean probe (read-errors, stalled, probe-failed), one series per "
-                              "reason; probed volumes only.");
-        for (size_t i = 0; i < n; i++) {
-                const char *why = report_probe_problem(probes[i]);
-
-                if (!probes[i])
-                        continue;
-                for (size_t k = 0; k < ELEMENTSOF(probe_problems); k++)
-                        metrics_writer_sample(w, "", why && strcmp(why, probe_problems[k]) == 0,
-                                              "volume", vols[i]->name, "reason", probe_problems[k],
-                                              NULL);
-        }
+/* A volume that stands on nothing (a disk, a loop device) has its own health as its effective
+ * health: its effective series would only repeat storpulse_volume_health, 4 series a volume. */
+static bool stands_on_something(const Volume *v) {
+        return v->members && v->members[0];
 }
 
 int stack_metrics_render(MetricsWriter *w, const ReportInput *in, Volume *const *vols,
@@ -76,16 +62,17 @@ int stack_metrics_render(MetricsWriter *w, const ReportInput *in, Volume *const 
         if (r < 0)
                 return r;
 
-        probe_problem_family(w, vols, probes, n);
         metrics_writer_family(w, "storpulse_volume_effective_health", METRIC_GAUGE,
                               "Health through the stack: the worse of the volume's own health and "
                               "that of the volumes it stands on (an LV on a broken md array is "
-                              "failed), one series per state, 1 for the current one.");
+                              "failed), one series per state, 1 for the current one; volumes "
+                              "that stand on others only.");
         for (size_t i = 0, k = 0; i < n; i++) {
                 /* vols[] is in inventory order */
                 while (k < n_all && inventory_get_nth(in->inventory, k) != vols[i])
                         k++;
-                for (VolumeHealth h = 0; k < n_all && h < _VOLUME_HEALTH_MAX; h++)
+                for (VolumeHealth h = 0;
+                     k < n_all && stands_on_something(vols[i]) && h < _VOLUME_HEALTH_MAX; h++)
                         metrics_writer_sample(w, "", sh[k].effective == h, "volume", vols[i]->name,
                                               "state", volume_health_to_string(h), NULL);
         }

@@ -15,9 +15,9 @@ typedef struct ReportProbe ReportProbe;
 typedef struct Volume Volume;
 
 typedef enum MetricsLatency {
-        METRICS_LATENCY_COARSE, /* the default: le 1ms, 10ms, 100ms, +Inf (6 series per phase) */
+        METRICS_LATENCY_OFF,    /* the default: no histogram; the p99 gauge stays */
+        METRICS_LATENCY_COARSE, /* le 1ms, 10ms, 100ms, +Inf (6 series per phase) */
         METRICS_LATENCY_FULL,   /* 25us .. 10s in 1-2.5-5 steps, 18 bounds (21 per phase) */
-        METRICS_LATENCY_OFF,    /* no histogram; the p99 gauge stays */
         _METRICS_LATENCY_MAX,
         _METRICS_LATENCY_INVALID = -EINVAL,
 } MetricsLatency;

@@ -121,7 +121,7 @@ typedef struct ReportInput {
         usec_t render_duration_usec; /* what the previous snapshot build took (caller measures) */
         uint64_t state_save_errors;  /* failed saves of the state files since start */
         bool state_unsaved;          /* the state is not being saved (last save failed, or kept) */
-        MetricsLatency latency_histogram; /* the bucket set; 0 is the default, coarse */
+        MetricsLatency latency_histogram; /* the bucket set; 0 is the default, off */
         const ReportExtension *extensions;
         size_t n_extensions;
 } ReportInput;

@@ -17,8 +17,8 @@ const char *report_probe_problem(const ReportProbe *p) _pure_;
 /* storpulse_volume_problem's value: volume_has_problem() or a probe problem. */
 bool report_volume_problem(const Volume *v, const ReportProbe *p) _pure_;
 
-/* Render storpulse_volume_problem_reason_info, storpulse_volume_effective_health and
- * storpulse_volume_effective_cause_info for the listed volumes vols[0..n) (inventory order, with
- * their probe records or NULL). Returns 0 or -errno (the writer's sticky error). */
+/* Render storpulse_volume_effective_health (volumes that stand on others; a disk's is its own
+ * health) and storpulse_volume_effective_cause_info for the listed volumes vols[0..n) (inventory
+ * order, with their probe records or NULL). Returns 0 or -errno (the writer's sticky error). */
 int stack_metrics_render(MetricsWriter *w, const ReportInput *in, Volume *const *vols,
                          const ReportProbe *const *probes, size_t n);

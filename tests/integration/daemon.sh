@@ -255,8 +255,8 @@ check "status names $name and its read errors" \
         grep -Eq "^    $name +disk .*probe: read-errors until a clean probe" "$SCRATCH/status-err"
 check "/metrics: storpulse_volume_problem of $name is 1" \
         test "$(metric "storpulse_volume_problem{volume=\"$name\"}")" = 1
-check "/metrics: storpulse_probe_problem reason read-errors" \
-        test "$(metric "storpulse_probe_problem{volume=\"$name\",reason=\"read-errors\"}")" = 1
+check "/metrics: storpulse_probe_last_result of $name is error" \
+        test "$(metric "storpulse_probe_last_result{volume=\"$name\",result=\"error\"}")" = 1
 curl -s "http://127.0.0.1:$hport/api/v1/volumes/$name" >"$SCRATCH/api-err"
 check "API: probe_problem read-errors" json_true "$SCRATCH/api-err" 'j["probe_problem"] == "read-errors"'
 # a skipped or a second failing run does not clear it; a clean one does (holes read as zeros)
@@ -267,12 +267,12 @@ bounded 30 "$CTL" status >"$SCRATCH/status-ok" 2>&1
 check "status: 0 problems after the clean probe" grep -q "volumes, 0 problems," "$SCRATCH/status-ok"
 check "/metrics: storpulse_volume_problem of $name back to 0" \
         test "$(metric "storpulse_volume_problem{volume=\"$name\"}")" = 0
-# [HTTP] LatencyHistogram=: coarse by default (3 bounds and +Inf), full after a reload below
+# [HTTP] LatencyHistogram=: no histogram by default (the p99 gauge only), full after a reload below
 buckets() {
         curl -s "http://127.0.0.1:$hport/metrics" |
                 grep -c "^storpulse_probe_read_latency_seconds_bucket{volume=\"$name\",phase=\"random\","
 }
-check "/metrics: 4 latency buckets of the random phase by default" test "$(buckets)" = 4
+check "/metrics: no latency buckets by default" test "$(buckets)" = 0
 check "/metrics: the random phase's p99 gauge" \
         test -n "$(metric "storpulse_probe_read_latency_p99_seconds{volume=\"$name\",phase=\"random\"}")"
 

@@ -139,7 +139,7 @@ static void test_probe_and_openmetrics(Inventory *inv) {
         int called = 0;
         ReportExtension ext = { .metrics = ext_metrics, .userdata = &called };
         _cleanup_free_ char *prom = NULL, *om = NULL;
-
+        in.latency_histogram = METRICS_LATENCY_COARSE; /* the histogram lines below */
         /* 3 x 30 us, 1 x 200 us, 1 x 2 ms: sum 2.29 ms. The histogram buckets holding them end
          * below the next `le` bound (30 us in [30208-256, 30207] < 50 us; 200 us in a 2048 ns
          * bucket < 250 us; 2 ms in a 16384 ns bucket < 2.5 ms), so the cumulative counts are
@@ -243,14 +243,14 @@ static unsigned count_buckets(const char *text) {
         return n;
 }
 
-/* [HTTP] LatencyHistogram=: the bucket sets of coarse (the default), full and off, against the
- * same hand-counted samples as test_probe_and_openmetrics() (3 x 30 us, 200 us, 2 ms), and the
- * p99 gauge in every mode. */
+/* [HTTP] LatencyHistogram=: no histogram by default, the bucket sets of coarse, full and off,
+ * against the same hand-counted samples as test_probe_and_openmetrics() (3 x 30 us, 200 us, 2 ms),
+ * and the p99 gauge in every mode. */
 static void test_latency_modes(Inventory *inv) {
         ReportInput in = base_input(inv);
         LatencyHistogram h = {};
         ReportProbe p = { .volume = "md0", .has_last = true };
-        _cleanup_free_ char *coarse = NULL, *full = NULL, *off = NULL;
+        _cleanup_free_ char *dflt = NULL, *coarse = NULL, *full = NULL, *off = NULL;
         const char *pre = "storpulse_probe_read_latency_seconds_bucket{volume=\"md0\","
                           "phase=\"random\",le=";
         char l[256];
@@ -264,8 +264,15 @@ static void test_latency_modes(Inventory *inv) {
         in.probes = &p;
         in.n_probes = 1;
 
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &dflt, NULL), 0, "render default");
+        ok(dflt && !strstr(dflt, "storpulse_probe_read_latency_seconds"),
+           "no histogram by default");
+        ok(dflt && has_line(dflt, "storpulse_probe_read_latency_p99_seconds{volume=\"md0\","
+                                  "phase=\"random\"} 0.002"),
+           "default: the p99 gauge");
+        in.latency_histogram = METRICS_LATENCY_COARSE;
         is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &coarse, NULL), 0, "render coarse");
-        is_int(count_buckets(coarse), 4, "coarse by default: 3 bounds and +Inf");
+        is_int(count_buckets(coarse), 4, "coarse: 3 bounds and +Inf");
         (void) snprintf(l, sizeof(l), "%s\"0.001\"} 4", pre);
         ok(coarse && has_line(coarse, l), "coarse le 1ms: 4");
         (void) snprintf(l, sizeof(l), "%s\"0.01\"} 5", pre);
@@ -468,6 +475,55 @@ static void test_unbound_loop(void) {
         (void) system(cmd);
 }
 
+/* Lines of `text` that carry `volume="NAME"`. */
+static unsigned count_volume_series(const char *text, const char *name) {
+        char needle[64];
+        unsigned n = 0;
+
+        (void) snprintf(needle, sizeof(needle), "volume=\"%s\"", name);
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                const char *e = strchr(l, '\n');
+                const char *hit = strstr(l, needle);
+
+                if (*l != '#' && hit && (!e || hit < e))
+                        n++;
+        }
+        return n;
+}
+
+/* What a fleet pays per probed disk (docs/fleet.md, README): vdb of the fixture (a leaf, no
+ * volume below it) with a clean quick-profile run (sequential and random) and a learnt baseline
+ * of both phases. 41 series by default: health and problem 8, probe state and figures 15,
+ * counters 12 (6 of them skip reasons), baseline 6; the detector's performance_state,
+ * performance_ratio and baseline_samples (9 more) come from its extension, not counted here. The
+ * histogram adds 6 series a phase with `coarse`, 21 with `full`. */
+static void test_series_budget(Inventory *inv) {
+        ReportInput in = base_input(inv);
+        LatencyHistogram h = {};
+        ReportBaseline b = { .has = true };
+        ReportProbe p = { .volume = "vdb", .has_last = true, .n_probes = 9, .baseline = &b };
+        const MetricsLatency modes[] = { METRICS_LATENCY_OFF, METRICS_LATENCY_COARSE,
+                                         METRICS_LATENCY_FULL };
+        const unsigned want[] = { 41, 53, 83 };
+
+        latency_histogram_add(&h, 30000);
+        p.last.result = REPORT_PROBE_OK;
+        for (ProbePhase ph = PROBE_PHASE_SEQUENTIAL; ph <= PROBE_PHASE_RANDOM; ph++) {
+                p.last.phases[ph] = (ReportPhase){ .ran = true, .iops = 100, .latency = &h };
+                b.phases[ph] = (ReportPhaseBaseline){ .has = true, .iops = 100 };
+        }
+        in.probes = &p;
+        in.n_probes = 1;
+        for (size_t i = 0; i < ELEMENTSOF(modes); i++) {
+                _cleanup_free_ char *text = NULL;
+
+                in.latency_histogram = modes[i];
+                is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &text, NULL), 0, "render");
+                is_int(count_volume_series(text, "vdb"), want[i], "series of a probed disk, %s",
+                       metrics_latency_to_string(modes[i]));
+        }
+}
+
 int main(void) {
         _cleanup_(inventory_freep) Inventory *inv = scan("md-raid1-recover");
 
@@ -476,6 +532,7 @@ int main(void) {
                 test_golden_prometheus(inv);
                 test_probe_and_openmetrics(inv);
                 test_latency_modes(inv);
+                test_series_budget(inv);
                 test_json(inv);
                 test_snapshot(inv);
         }

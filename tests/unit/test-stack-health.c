@@ -198,10 +198,12 @@ static void test_reports(void) {
            "/metrics: md0 is its own cause (no cause series)");
         ok(has_line(text, "storpulse_volume_problem{volume=\"vda\"} 1"),
            "/metrics: vda's read errors are a problem");
-        ok(has_line(text, "storpulse_probe_problem{volume=\"vda\",reason=\"read-errors\"} 1"),
-           "/metrics: reason read-errors");
-        ok(has_line(text, "storpulse_probe_problem{volume=\"vda\",reason=\"stalled\"} 0"),
-           "/metrics: not stalled");
+        ok(!strstr(text, "storpulse_probe_problem"),
+           "/metrics: no probe_problem family (probe_last_result says why)");
+        ok(!strstr(text, "storpulse_volume_effective_health{volume=\"vda\""),
+           "/metrics: vda stands on nothing: no effective health series (its own is that)");
+        ok(has_line(text, "storpulse_volume_effective_health{volume=\"md0\",state=\"failed\"} 1"),
+           "/metrics: md0 stands on vda, vdb: its effective health is exported");
         text = mfree(text);
 
         p.last.result = REPORT_PROBE_OK; /* a clean probe */
