@@ -164,6 +164,8 @@ check "late: skipped for retries, not a result from a partial slice" \
 sed -i 's/^\[Probe\]$/[Probe]\nForeignIOThreshold=1T\nIdleWindow=0/' "$conf"
 sed -i 's/^RetryDelay=1s$/RetryDelay=0.1s/; s/^RetryDelayMax=1s$/RetryDelayMax=0.1s/; s/^MaxRetries=2$/MaxRetries=20/' "$conf"
 printf '[Profile small]\nSequentialBytes=32M\nRandomQueueDepth=0\nRandomDeepQueueDepth=0\n' >>"$conf"
+# 1 s of QD1 random reads: each read's completion wakes the helper, which must then get a CPU
+printf '[Profile qd1]\nSequentialBytes=0\nRandomQueueDepth=1\nRandomDeepQueueDepth=0\nRandomDuration=1s\n' >>"$conf"
 kill -HUP "$DPID"
 for _ in $(seq 100); do
         grep -q "Configuration reloaded" "$SCRATCH/daemon.log" && break
@@ -191,7 +193,9 @@ check "shared: the probe-finished line says so" \
 
 # 5. CPU-bound neighbours: the daemon (and so its nice-19 helper) pinned to CPU 0 beside two
 #    busy loops there, reads unthrottled: the probe waits for a CPU most of its time, reports it
-#    (cpu_wait_share) and its run is not judged (a latency figure of the host's load)
+#    (cpu_wait_share) and its run is not judged (a latency figure of the host's load). QD1 random
+#    reads for 1 s, not `small`'s 32 MiB: those took 4 ms from a cached image in CI, a window in
+#    which the helper could keep its CPU (cpu_wait_share 0 once); a thousand wake-ups cannot.
 while read -r p; do echo "$p" >/sys/fs/cgroup/blkio/cgroup.procs; done <"$CG/cgroup.procs"
 HOGS=
 if command -v taskset >/dev/null && taskset -pc 0 "$DPID" >/dev/null; then
@@ -199,7 +203,7 @@ if command -v taskset >/dev/null && taskset -pc 0 "$DPID" >/dev/null; then
                 taskset -c 0 bash -c 'while :; do :; done' &
                 HOGS="$HOGS $!"
         done
-        bounded 120 "$CTL" probe --json --profile small "$name" >"$SCRATCH/cpu.json" 2>&1
+        bounded 120 "$CTL" probe --json --profile qd1 "$name" >"$SCRATCH/cpu.json" 2>&1
         # shellcheck disable=SC2086
         kill $HOGS
         # shellcheck disable=SC2086
