@@ -35,6 +35,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/ioprio.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -269,6 +270,13 @@ int probe_runner_helper_main(int argc, char *argv[]) {
                 return 2;
         }
         sysfs = req.sysfs == SYSFS_FD ? HELPER_SYSFS_FD : -EBADF;
+        /* A session of its own, as fio makes for each job: with the kernel's autogroups (on in
+         * Debian's kernels) nice ranks a thread only against the others of its session, so a
+         * helper left in its caller's session (a shell, a test, a daemon started by hand) at
+         * nice 19 lost nearly every wake-up to that session's CPU-bound work, and its QD1
+         * latency measured the scheduler (bench/README.md, QD1). Under systemd the daemon is a
+         * session of its own already; this makes the figure the same wherever it was started. */
+        (void) setsid();
         if (req.params.idle_priority) {
                 /* Best effort: a daemon's background probe should yield to real work. */
                 (void) setpriority(PRIO_PROCESS, 0, 19);

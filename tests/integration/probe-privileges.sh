@@ -50,6 +50,10 @@ probe_sandboxed() {
                 tap_ok "$([ "$v" = "$bnd" ]; echo $?)" "$label: CapBnd is $v (expected $bnd)"
                 v=$(field "$child" NoNewPrivs)
                 tap_ok "$([ "$v" = 1 ]; echo $?)" "$label: NoNewPrivs is $v"
+                # its own session, so its own autogroup: nice ranks it against its own threads
+                # only, not against its caller's CPU-bound work (probe-runner.c)
+                v=$(awk '{print $6}' "/proc/$child/stat")
+                tap_ok "$([ "$v" = "$child" ]; echo $?)" "$label: the helper leads a session of its own (sid $v)"
         fi
         wait "$pid"
         rc=$?
