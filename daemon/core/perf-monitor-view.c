@@ -45,6 +45,14 @@ bool perf_monitor_rebuild_is_slow(const PerfMonitor *pm, const char *name) {
         return p && p->rs.reported;
 }
 
+size_t perf_monitor_rebuilds_slow(const PerfMonitor *pm) {
+        size_t n = 0;
+
+        for (size_t i = 0; pm && i < pm->n_vols; i++)
+                n += pm->vols[i]->rs.reported;
+        return n;
+}
+
 const char *perf_monitor_volume_name(const PerfMonitor *pm, size_t i) {
         return pm && i < pm->n_vols ? pm->vols[i]->name : NULL;
 }

@@ -270,12 +270,22 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         int r;
 
         if (p->m->inventory && !p->in_hook) {
+                size_t slow = perf_monitor_rebuilds_slow(p->pm);
+
                 p->in_hook = true;
                 r = perf_monitor_tick(p->pm, p->m->inventory, p->m->md_monitor,
                                       now(CLOCK_MONOTONIC), now(CLOCK_REALTIME));
                 if (r < 0)
                         log_warning_errno(r, "Failed to read the passive statistics: %m, ignoring");
                 p->in_hook = false;
+                /* A rebuild that stops being slow (it ended, or sped up) raises no event: publish
+                 * it, or /metrics keeps storpulse_rebuild_slow 1 until something else changes
+                 * (local CI: StorpulseRebuildSlow never resolved after a recovery whose last
+                 * md event came before this tick). */
+                if (perf_monitor_rebuilds_slow(p->pm) != slow) {
+                        p->m->changed |= MANAGER_CHANGED_REBUILD;
+                        manager_publish(p->m);
+                }
         }
         /* a time source is ONESHOT: moving its time does not enable it again */
         (void) sd_event_source_set_time(s, usec + p->m->config->detect_stat_interval_usec);

@@ -195,3 +195,6 @@ const PerfMonitorConfig *perf_monitor_get_config(const PerfMonitor *pm) _pure_;
 const Baseline *perf_monitor_get_baseline(const PerfMonitor *pm, const char *name);
 /* Whether a rebuild of this array is reported slow now. */
 bool perf_monitor_rebuild_is_slow(const PerfMonitor *pm, const char *name);
+/* How many arrays' rebuilds are reported slow now (a tick that ends one raises no event, so the
+ * caller compares this before and after it to know the published state changed). */
+size_t perf_monitor_rebuilds_slow(const PerfMonitor *pm) _pure_;
