@@ -620,6 +620,7 @@ static void baseline_families(Ctx *c) {
                                                       "volume", c->vols[i]->name, "phase",
                                                       probe_phase_to_string(p), NULL);
         }
+        metrics_write_baseline_render(w, c->vols, c->probes, c->n);
 }
 
 _Static_assert(sizeof(usec_t) == sizeof(uint64_t), "probe_counter() reads a usec_t as uint64_t");

@@ -8,6 +8,7 @@
  * comments. */
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -405,6 +406,75 @@ static void test_json(Inventory *inv) {
         json_object_put(hist);
 }
 
+/* The write baseline families (report/metrics-write.c): what the baseline learns of writes, set
+ * by hand here (50 MB/s sequential, 1200 random IOPS at 2.5 ms p99, fdatasync p99 8 ms); the
+ * figures it does not learn (the sync phase's cycles per second, an unlearnt random p99: NAN MAD
+ * as perf_report_baseline() leaves it) are absent, and no write phase reaches the read families. */
+static void test_write_baseline(Inventory *inv) {
+        ReportInput in = base_input(inv);
+        ReportBaseline b = { .has = true };
+        ReportProbe p = { .volume = "md0", .baseline = &b };
+        _cleanup_free_ char *prom = NULL, *none = NULL;
+
+        for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
+                b.phases[ph] = (ReportPhaseBaseline){ .bytes_per_second_mad = NAN,
+                                                      .iops_mad = NAN,
+                                                      .p99_mad_ns = NAN };
+        b.phases[PROBE_PHASE_SEQUENTIAL].has = true;
+        b.phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second = 9e7;
+        b.phases[PROBE_PHASE_WRITE_SEQUENTIAL].has = true;
+        b.phases[PROBE_PHASE_WRITE_SEQUENTIAL].bytes_per_second = 5e7;
+        b.phases[PROBE_PHASE_WRITE_RANDOM] = (ReportPhaseBaseline){ .has = true,
+                                                                    .iops = 1200,
+                                                                    .iops_mad = 30,
+                                                                    .p99_ns = 2500000,
+                                                                    .p99_mad_ns = 1e5,
+                                                                    .bytes_per_second_mad = NAN };
+        b.phases[PROBE_PHASE_WRITE_SYNC] = (ReportPhaseBaseline){ .has = true,
+                                                                  .iops = NAN,
+                                                                  .iops_mad = NAN,
+                                                                  .p99_ns = 8000000,
+                                                                  .p99_mad_ns = 0,
+                                                                  .bytes_per_second_mad = NAN };
+        in.probes = &p;
+        in.n_probes = 1;
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &prom, NULL), 0, "render baselines");
+        ok(prom && has_line(prom, "# TYPE storpulse_baseline_write_bytes_per_second gauge"),
+           "write baseline TYPE");
+        ok(prom && has_line(prom, "storpulse_baseline_write_bytes_per_second{volume=\"md0\","
+                                  "phase=\"sequential\"} 50000000"),
+           "write baseline: sequential bytes/s");
+        ok(prom && has_line(prom, "storpulse_baseline_write_iops{volume=\"md0\","
+                                  "phase=\"random\"} 1200"),
+           "write baseline: random IOPS");
+        ok(prom && has_line(prom, "storpulse_baseline_write_latency_p99_seconds{volume=\"md0\","
+                                  "phase=\"random\"} 0.0025"),
+           "write baseline: random p99");
+        ok(prom && has_line(prom, "storpulse_baseline_write_latency_p99_seconds{volume=\"md0\","
+                                  "phase=\"sync\"} 0.008"),
+           "write baseline: fdatasync p99");
+        ok(prom && !strstr(prom, "storpulse_baseline_write_iops{volume=\"md0\",phase=\"sync\"") &&
+                   !strstr(prom, "storpulse_baseline_write_bytes_per_second{volume=\"md0\","
+                                 "phase=\"random\""),
+           "write baseline: no unlearnt figure");
+        ok(prom &&
+                   !strstr(prom, "storpulse_baseline_read_bytes_per_second{volume=\"md0\","
+                                 "phase=\"sequential\"} 50000000") &&
+                   has_line(prom, "storpulse_baseline_read_bytes_per_second{volume=\"md0\","
+                                  "phase=\"sequential\"} 90000000"),
+           "read baseline family: the read figure, no write one");
+
+        b.phases[PROBE_PHASE_WRITE_RANDOM].p99_mad_ns = NAN; /* p99 not learnt yet */
+        b.phases[PROBE_PHASE_WRITE_SEQUENTIAL].has = false;
+        b.phases[PROBE_PHASE_WRITE_SYNC].has = false;
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &none, NULL), 0, "render partial");
+        ok(none && !strstr(none, "storpulse_baseline_write_bytes_per_second") &&
+                   !strstr(none, "storpulse_baseline_write_latency_p99_seconds") &&
+                   has_line(none, "storpulse_baseline_write_iops{volume=\"md0\","
+                                  "phase=\"random\"} 1200"),
+           "write baseline: a family with nothing learnt is left out");
+}
+
 static void test_snapshot(Inventory *inv) {
         ReportInput in = base_input(inv);
         _cleanup_(snapshot_unrefp) Snapshot *s = NULL;
@@ -534,6 +604,7 @@ int main(void) {
                 test_latency_modes(inv);
                 test_series_budget(inv);
                 test_json(inv);
+                test_write_baseline(inv);
                 test_snapshot(inv);
         }
         test_unbound_loop();
