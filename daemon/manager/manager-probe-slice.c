@@ -430,6 +430,8 @@ static int helper_start(Manager *m, Active *a) {
 
         if (!v)
                 return -ENODEV;
+        if (a->params.write)
+                manager_scratch_note(m, t->write_dir); /* before a file can be there */
         /* The helper reads the target's and its buffers' (huge page policy) facts from sysfs. */
         sysfs = openat(inventory_root_fd(m->inventory), "sys", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         /* a write slice names the directory: the helper writes only its scratch file there */
@@ -500,6 +502,11 @@ int manager_probe_slice_start(Manager *m, ManagerProbeRun *run, RunTarget *t) {
         }
         if (t->started_usec == 0)
                 t->started_usec = now(CLOCK_MONOTONIC);
+        if (t->write_dir && !manager_scratch_usable(m, t->write_dir)) {
+                log_debug("%s: %s left [WriteProbe] Directory= during the run: no write slice",
+                          t->name, t->write_dir);
+                t->write_dir = mfree(t->write_dir);
+        }
         if (!slice_may_start(m, run, t, &p))
                 return 0;
 

@@ -403,6 +403,7 @@ void manager_probe_kick(Manager *m) {
         usec_t t_now, next = USEC_INFINITY;
         bool pending = false;
 
+        manager_scratch_kick(m); /* a removal that waited for a write slice to end */
         run_start_next(m);
         run = m->run;
         if (!run)
@@ -618,6 +619,7 @@ static void abort_run(Manager *m, ManagerProbeRun *run) {
 }
 
 void manager_probe_stop(Manager *m) {
+        manager_scratch_stop(m);
         if (m->run) {
                 ManagerProbeRun *run = m->run;
 
@@ -643,6 +645,7 @@ void manager_probe_shutdown(Manager *m) {
 }
 
 void manager_probe_free(Manager *m) {
+        manager_scratch_free(m);
         manager_probe_stop(m);
         free(m->queued);
         m->queued = NULL;

@@ -538,6 +538,7 @@ void manager_apply_config(Manager *m) {
         manager_schedule_apply(m);
         manager_cli_apply(m);
         manager_perf_apply(m);
+        manager_scratch_apply(m);
 }
 
 static int dir_from_env(const char *opt, const char *env, const char *def, char **ret) {

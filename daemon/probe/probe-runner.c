@@ -17,7 +17,10 @@
  * the helper opens the target (open() of a block node can itself hang; a write probe's scratch
  * file in the directory argv[1] instead, probe-scratch.h), checks the parameters
  * against it, runs probe_run() over the libaio engine and writes framed messages: TARGET
- * (refusal or description), PROGRESS (throttled by probe.c), RESULT. Frames carry structs of
+ * (refusal or description), PROGRESS (throttled by probe.c), RESULT. A request of op REMOVE
+ * asks for the scratch file in the directory argv[1] to be removed instead (when it is ours,
+ * probe_scratch_remove()), answered by one REMOVED frame: an unlink on a hung filesystem blocks
+ * like a read, so the daemon does it here too. Frames carry structs of
  * this build; a request of another layout (a helper from another build) is refused. The
  * parent reads the socket non-blocking into a fixed buffer sized for the largest message and
  * enforces a deadline of timeout + PROBE_RUNNER_GRACE_USEC. A child that reported a stalled
@@ -61,6 +64,7 @@ typedef enum MsgType {
         MSG_TARGET,
         MSG_PROGRESS,
         MSG_RESULT,
+        MSG_REMOVED, /* an int: probe_scratch_remove()'s return */
 } MsgType;
 
 typedef struct MsgHeader {
@@ -73,12 +77,19 @@ typedef enum SysfsMode {
         SYSFS_FD = 2, /* the helper's fd HELPER_SYSFS_FD (1 was "relative to the cwd": gone) */
 } SysfsMode;
 
-#define REQUEST_MAGIC 0x73707231U /* "spr1" */
+typedef enum RequestOp {
+        OP_PROBE,
+        OP_REMOVE, /* the scratch file of the directory argv[1] */
+} RequestOp;
+
+/* "spr2": op was added where "spr1" had padding, which the layout alone would not see. */
+#define REQUEST_MAGIC 0x73707232U
 
 typedef struct MsgRequest {
         uint32_t magic;
         uint32_t layout; /* LAYOUT of the sender: the structs below must match */
         uint32_t sysfs;  /* SysfsMode */
+        uint32_t op;     /* RequestOp */
         ProbeParams params;
 } MsgRequest;
 
@@ -99,7 +110,9 @@ typedef struct MsgResult {
                      sizeof(ProbeProgress)))
 
 #define MSG_MAX_PAYLOAD MAX(sizeof(MsgResult), MAX(sizeof(MsgTarget), sizeof(ProbeProgress)))
-#define EXIT_GRACE_USEC (1 * USEC_PER_SEC)
+/* A removal's whole deadline: one open, one fstat, one unlink. */
+#define REMOVE_TIMEOUT_USEC (10 * USEC_PER_SEC)
+#define EXIT_GRACE_USEC     (1 * USEC_PER_SEC)
 
 /* The helper's file descriptors: its socket, and the sysfs directory when one is passed. */
 #define HELPER_FD       3
@@ -179,7 +192,8 @@ static int read_request(int fd, MsgRequest *ret) {
         r = read_all(fd, ret, sizeof(*ret));
         if (r < 0)
                 return r;
-        if (ret->magic != REQUEST_MAGIC || ret->layout != LAYOUT || ret->sysfs > SYSFS_FD)
+        if (ret->magic != REQUEST_MAGIC || ret->layout != LAYOUT || ret->sysfs > SYSFS_FD ||
+            ret->op > OP_REMOVE)
                 return -EPROTO;
         return probe_params_validate(&ret->params, NULL) < 0 ? -EPROTO : 0;
 }
@@ -268,6 +282,10 @@ int probe_runner_helper_main(int argc, char *argv[]) {
                         argv[1], strerror(-r),
                         r == -EPROTO ? ": helper and caller are from different builds?" : "");
                 return 2;
+        }
+        if (req.op == OP_REMOVE) {
+                r = probe_scratch_remove(argv[1]);
+                return send_msg(fd, MSG_REMOVED, &r, sizeof(r)) < 0;
         }
         sysfs = req.sysfs == SYSFS_FD ? HELPER_SYSFS_FD : -EBADF;
         /* A session of its own, as fio makes for each job: with the kernel's autogroups (on in
@@ -364,9 +382,9 @@ static int spawn_helper(const char *path, int sysfs_dirfd, int sock, Process **r
                              sysfs_dirfd >= 0 ? 5 : 4, 0, ret);
 }
 
-int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParams *p,
-                       int sysfs_dirfd, probe_progress_t progress, void *userdata,
-                       ProbeRunner **ret) {
+static int runner_start(ProcessReaper *reaper, const char *path, RequestOp op, const ProbeParams *p,
+                        int sysfs_dirfd, probe_progress_t progress, void *userdata,
+                        ProbeRunner **ret) {
         _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
         MsgRequest req;
         int sv[2], k;
@@ -380,6 +398,7 @@ int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParam
         req.magic = REQUEST_MAGIC;
         req.layout = LAYOUT;
         req.sysfs = sysfs_dirfd >= 0 ? SYSFS_FD : SYSFS_NONE;
+        req.op = op;
         memcpy(&req.params, p, sizeof(req.params));
         /* The caller's padding bytes come along undefined; nobody reads them. */
         MARK_DEFINED(&req, sizeof(req));
@@ -410,6 +429,20 @@ int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParam
         r->deadline_usec = now(CLOCK_MONOTONIC) + p->timeout_usec + PROBE_RUNNER_GRACE_USEC;
         *ret = TAKE_PTR(r);
         return 0;
+}
+
+int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParams *p,
+                       int sysfs_dirfd, probe_progress_t progress, void *userdata,
+                       ProbeRunner **ret) {
+        return runner_start(reaper, path, OP_PROBE, p, sysfs_dirfd, progress, userdata, ret);
+}
+
+int probe_runner_start_remove(ProcessReaper *reaper, const char *dir, ProbeRunner **ret) {
+        ProbeParams p = PROBE_PARAMS_DEFAULT;
+
+        p.write = true;
+        p.timeout_usec = REMOVE_TIMEOUT_USEC;
+        return runner_start(reaper, dir, OP_REMOVE, &p, -EBADF, NULL, NULL, ret);
 }
 
 int probe_runner_fd(const ProbeRunner *r) {
@@ -491,6 +524,17 @@ static bool handle_msg(ProbeRunner *r, const MsgHeader *h, const void *payload, 
                                sizeof(ProbeResult));
                         r->outcome.status = PROBE_RUNNER_DONE;
                 }
+                return true;
+        }
+        case MSG_REMOVED: {
+                int removed;
+
+                if (h->size != sizeof(removed))
+                        break;
+                memcpy(&removed, payload, sizeof(removed));
+                r->outcome.status = removed < 0 ? PROBE_RUNNER_UNUSABLE : PROBE_RUNNER_DONE;
+                r->outcome.error = MIN(removed, 0);
+                r->outcome.removed = removed > 0;
                 return true;
         }
         }

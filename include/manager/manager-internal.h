@@ -58,6 +58,21 @@ void manager_probe_shutdown(Manager *m); /* after the loop: bounded wait for the
 void manager_probe_free(Manager *m);
 void manager_schedule_apply(Manager *m);
 
+/* manager-scratch.c: the write probe's scratch files when their directory leaves the config */
+/* After a configuration is applied (start, reload): the first time, load the record of
+ * directories from the state directory; then remove, in the probe helper, the scratch file of
+ * each recorded directory no longer in [WriteProbe] Directory=. */
+void manager_scratch_apply(Manager *m);
+/* A write slice is about to run in dir: recorded (and saved) before the helper creates a file. */
+void manager_scratch_note(Manager *m, const char *dir);
+/* Whether a write slice may start in dir: configured now and not being cleaned. */
+bool manager_scratch_usable(const Manager *m, const char *dir);
+/* Start the next removal that is due and free (no write slice in its directory); from the probe
+ * kick, as slices end. */
+void manager_scratch_kick(Manager *m);
+void manager_scratch_stop(Manager *m); /* at SIGTERM: a removal's helper goes to the reaper */
+void manager_scratch_free(Manager *m); /* before the reaper: stops, flushes the record (bounded) */
+
 /* manager-controller.c: vendor CLIs in a worker thread */
 int manager_cli_setup(Manager *m);
 void manager_cli_apply(Manager *m);

@@ -112,6 +112,7 @@ typedef struct ManagerProbeRun ManagerProbeRun; /* a running profile run (manage
 typedef struct ManagerControl ManagerControl;   /* the control socket (manager-control.c) */
 typedef struct ManagerCli ManagerCli;           /* the vendor CLI worker (manager-controller.c) */
 typedef struct ManagerPerf ManagerPerf;         /* baselines and verdicts (manager-perf.c) */
+typedef struct ManagerScratch ManagerScratch;   /* write probe scratch files (manager-scratch.c) */
 
 typedef void (*ManagerPublishHook)(Manager *m, unsigned changed, void *userdata);
 
@@ -148,6 +149,7 @@ struct Manager {
         sd_event_source *reaper_io, *reaper_timer;
         ManagerProbeRun *run;     /* the run in progress, NULL when idle */
         ManagerProbeRun **queued; /* runs asked for while one runs, FIFO */
+        ManagerScratch *scratch;  /* the directories write slices ran in, their cleanup */
         size_t n_queued;
         sd_event_source *schedule_timer; /* the built-in schedule, NULL when off */
         usec_t next_probe_usec;          /* CLOCK_REALTIME of the next scheduled run; 0 none */

@@ -46,6 +46,7 @@ typedef struct ProbeRunnerOutcome {
         ProbeTargetInfo info;        /* when have_info */
         ProbeProgress last_progress; /* the last progress report seen (STALLED: how far it got) */
         ProbeResult result;          /* DONE */
+        bool removed; /* probe_runner_start_remove(), DONE: the file was there and is gone */
 } ProbeRunnerOutcome;
 
 typedef struct ProbeRunner ProbeRunner;
@@ -59,6 +60,14 @@ typedef struct ProbeRunner ProbeRunner;
 int probe_runner_start(ProcessReaper *reaper, const char *path, const ProbeParams *p,
                        int sysfs_dirfd, probe_progress_t progress, void *userdata,
                        ProbeRunner **ret);
+
+/* Spawn the helper to remove the write probe's scratch file in dir if it is ours
+ * (probe_scratch_remove(), in the helper: an unlink on a hung filesystem blocks the helper, not
+ * the caller). Dispatched like a probe, with a deadline of 10 s + grace; its outcome is DONE
+ * (removed: it was there and is gone; false: there was none), UNUSABLE (error: -EEXIST a file of
+ * that name that is not ours, left alone; -ENOENT no such directory; other -errno), STALLED or
+ * FAILED. Returns 0 and a runner, or -errno. */
+int probe_runner_start_remove(ProcessReaper *reaper, const char *dir, ProbeRunner **ret);
 
 /* The socket's read end (non-blocking): poll it for input. Owned by the runner. */
 int probe_runner_fd(const ProbeRunner *r);

@@ -2,9 +2,10 @@
 /* probe-runner: a real probe of a regular file (random data under /var/tmp, a disk filesystem)
  * in the exec'd storpulse-probe helper, the outcome through its socket; refusals; and the
  * parent's deadline: a child that goes silent (SIGSTOPped here, standing in for one stuck in D
- * state) is killed, reported STALLED and collected by the reaper, and dispatch never blocks. No
- * timing is asserted. */
+ * state) is killed, reported STALLED and collected by the reaper, and dispatch never blocks; the
+ * REMOVE request for a write probe's scratch file. No timing is asserted. */
 
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 
 #include "probe/probe-engine.h"
 #include "probe/probe-runner.h"
+#include "probe/probe-scratch.h"
 #include "tap.h"
 #include "test-files.h"
 
@@ -104,6 +106,74 @@ static void test_silent_child_is_killed(const char *path) {
         r = probe_runner_free(r);
         is_int(process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + 30 * USEC_PER_SEC), 0,
                "silent: the killed child was reaped");
+}
+
+/* probe_runner_start_remove() to its outcome, dispatched like an event loop would. */
+static int run_remove(const char *dir, ProbeRunnerOutcome *ret) {
+        _cleanup_(probe_runner_freep) ProbeRunner *r = NULL;
+        int k = probe_runner_start_remove(reaper, dir, &r);
+
+        for (unsigned i = 0; k >= 0 && i < 1000; i++) {
+                struct pollfd pfd = { .fd = probe_runner_fd(r), .events = POLLIN };
+                usec_t t = now(CLOCK_MONOTONIC), d = probe_runner_deadline_usec(r);
+
+                k = probe_runner_dispatch(r, t);
+                if (k != 0)
+                        break;
+                (void) poll(&pfd, 1, d > t ? (int) ((d - t) / 1000 + 1) : 0);
+        }
+        if (k > 0)
+                *ret = *probe_runner_outcome(r);
+        return k > 0 ? 0 : k < 0 ? k : -ETIMEDOUT;
+}
+
+/* The REMOVE request: a scratch file made by a write probe goes; a symlink to it under the
+ * scratch name in another directory, or a foreign file, stays (and the symlink's target too); a
+ * directory without a file, or none at all, is answered as such. */
+static void test_remove(const char *dir) {
+        char w[160], l[160], f[160], wf[200], lf[200], ff[200];
+        static ProbeRunnerOutcome o;
+        ProbeParams p = small_params();
+        struct stat st;
+
+        (void) snprintf(w, sizeof(w), "%s/w", dir);
+        (void) snprintf(l, sizeof(l), "%s/l", dir);
+        (void) snprintf(f, sizeof(f), "%s/f", dir);
+        (void) snprintf(wf, sizeof(wf), "%s/.storpulse-write-probe", w);
+        (void) snprintf(lf, sizeof(lf), "%s/.storpulse-write-probe", l);
+        (void) snprintf(ff, sizeof(ff), "%s/.storpulse-write-probe", f);
+        ok(mkdir(w, 0700) == 0 && mkdir(l, 0700) == 0 && mkdir(f, 0700) == 0, "remove: dirs");
+        p.write = true;
+        p.write_file_bytes = 1 << 20;
+        p.seq_bytes = 1 << 20;
+        p.rand_count = 20;
+        is_int(probe_runner_run(reaper, w, &p, -EBADF, NULL, NULL, &o), 0, "write probe: runs");
+        if (o.status == PROBE_RUNNER_UNUSABLE && (o.error == -ENOSPC || o.error == -EOPNOTSUPP)) {
+                /* a full /var/tmp, or one without fallocate() (the refusal is probe-write's) */
+                tap_diag("remove: no scratch file here: %s", probe_scratch_strerror(o.error));
+                return;
+        }
+        is_int(o.status, PROBE_RUNNER_DONE, "write probe: done");
+        ok(stat(wf, &st) == 0 && S_ISREG(st.st_mode), "write probe: its scratch file is there");
+        ok(symlink(wf, lf) == 0, "a symlink to it under the scratch name");
+        is_int(write_random_file(ff, 8192, 0600), 0, "a foreign file under the scratch name");
+
+        is_int(run_remove(l, &o), 0, "remove symlink: runs");
+        is_int(o.status, PROBE_RUNNER_UNUSABLE, "remove symlink: refused");
+        is_int(o.error, -EEXIST, "remove symlink: -EEXIST (not ours)");
+        ok(lstat(lf, &st) == 0 && S_ISLNK(st.st_mode) && stat(wf, &st) == 0,
+           "remove symlink: the symlink and its target stay");
+        is_int(run_remove(f, &o), 0, "remove foreign: runs");
+        is_int(o.error, -EEXIST, "remove foreign: -EEXIST");
+        ok(stat(ff, &st) == 0 && st.st_size == 8192, "remove foreign: the file stays");
+        is_int(run_remove(w, &o), 0, "remove ours: runs");
+        is_int(o.status, PROBE_RUNNER_DONE, "remove ours: done");
+        ok(o.removed, "remove ours: removed");
+        ok(lstat(wf, &st) < 0 && errno == ENOENT, "remove ours: the file is gone");
+        is_int(run_remove(w, &o), 0, "remove again: runs");
+        ok(o.status == PROBE_RUNNER_DONE && !o.removed, "remove again: done, nothing removed");
+        is_int(run_remove("/nonexistent/storpulse", &o), 0, "remove in no directory: runs");
+        is_int(o.error, -ENOENT, "remove in no directory: -ENOENT");
 }
 
 static void test_sysfs_dirfd(const char *path) {
@@ -210,6 +280,7 @@ int main(void) {
         test_stall_inside_probe(path);
         test_sysfs_dirfd(path);
         test_helper_lookup(path);
+        test_remove(dir);
 
         is_int(process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + 30 * USEC_PER_SEC), 0,
                "no child left behind");
