@@ -3,8 +3,9 @@
 # Flake rate of the vm-perf group beside another VM (issue 26: "the vm-perf group passes 10 runs
 # in a row beside another VM"). A neighbour VM (the same test bed, 2 vCPUs) runs a CPU-bound loop
 # and a read loop over its own disk for the whole bench, as a second CI job or a busy
-# virtualisation host would; meanwhile the vm-perf group (perf-fail-slow, perf-faults: the
-# same scenarios, rounds and timeouts as CI) is run RUNS times, one boot after another.
+# virtualisation host would; meanwhile the vm-perf group (perf-fail-slow, perf-faults,
+# perf-write, perf-write-cache: the same scenarios, rounds and timeout as CI's vm-perf in
+# tests/vm/meson.build) is run RUNS times, one boot after another.
 #   bench/detection/flake.sh BUILDDIR [RUNS]      (root; BENCH_NEIGHBOUR=0: no neighbour VM)
 # Prints one line per run (result, wall time, the scenarios' figures: healthy-phase false alarms,
 # rounds to detection, rounds to normal) and the pass count; exits non-zero if a run failed.
@@ -36,7 +37,7 @@ done
 wait
 EOF
         chmod +x "$logdir/neighbour.sh"
-        "$src/tests/vm/run-vm" --disks 1 --disk-size 256M --timeout $((runs * 900 + 600)) \
+        "$src/tests/vm/run-vm" --disks 1 --disk-size 256M --timeout $((runs * 1400 + 600)) \
                 --out "$logdir/neighbour" "$logdir/neighbour.sh" >"$logdir/neighbour.log" 2>&1 &
         neighbour_pid=$!
         sleep 20 # let it boot before the first run
@@ -47,10 +48,10 @@ for ((i = 1; i <= runs; i++)); do
         t0=$SECONDS
         rc=0
         "$src/tests/vm/vm-test" --name "perf-$i" --logdir "$logdir" \
-                --ctl "$build/daemon/storpulsectl" --timeout 900 --disks 3 --disk-size 64M \
-                -- perf-fail-slow perf-faults >"$logdir/run-$i.log" 2>&1 || rc=$?
+                --ctl "$build/daemon/storpulsectl" --timeout 1350 --disks 3 --disk-size 64M \
+                -- perf-fail-slow perf-faults perf-write perf-write-cache >"$logdir/run-$i.log" 2>&1 || rc=$?
         ((rc == 0)) && passed=$((passed + 1))
-        figures=$(grep -hE "^(healthy rounds|member \+20 ms|member normal again|volume throttled)" \
+        figures=$(grep -hE "^(healthy rounds|member \+20 ms|member normal again|volume throttled|PASS: write)" \
                 "$logdir/vm-perf-$i/test.log" 2>/dev/null | tr '\n' ' ')
         printf 'run %2d: %-4s %4ds  %s\n' "$i" "$( ((rc == 0)) && echo ok || echo FAIL)" \
                 $((SECONDS - t0)) "$figures"
