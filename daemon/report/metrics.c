@@ -20,6 +20,7 @@
 #include "model/md.h"
 #include "report/metrics.h"
 #include "report/metrics-latency.h"
+#include "report/metrics-baseline.h"
 #include "report/metrics-write.h"
 #include "report/metrics-dm.h"
 #include "report/report.h"
@@ -585,44 +586,6 @@ static void probe_last_families(Ctx *c) {
         metrics_write_render(w, c->vols, c->probes, c->n);
 }
 
-/* The learnt baseline of each volume that has one, per phase. */
-static void baseline_families(Ctx *c) {
-        MetricsWriter *w = c->w;
-
-        metrics_writer_family(w, "storpulse_baseline_read_bytes_per_second", METRIC_GAUGE,
-                              "Expected read throughput per phase (the learnt baseline).");
-        for (size_t i = 0; i < c->n; i++) {
-                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
-                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has && !probe_phase_is_write(p))
-                                metrics_writer_sample(w, "", b->phases[p].bytes_per_second,
-                                                      "volume", c->vols[i]->name, "phase",
-                                                      probe_phase_to_string(p), NULL);
-        }
-        metrics_writer_family(w, "storpulse_baseline_read_iops", METRIC_GAUGE,
-                              "Expected reads per second per phase (the learnt baseline).");
-        for (size_t i = 0; i < c->n; i++) {
-                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
-                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has && !probe_phase_is_write(p))
-                                metrics_writer_sample(w, "", b->phases[p].iops, "volume",
-                                                      c->vols[i]->name, "phase",
-                                                      probe_phase_to_string(p), NULL);
-        }
-        metrics_writer_family(w, "storpulse_baseline_read_latency_p99_seconds", METRIC_GAUGE,
-                              "Expected 99th percentile read latency per phase (the learnt "
-                              "baseline).");
-        for (size_t i = 0; i < c->n; i++) {
-                const ReportBaseline *b = c->probes[i] ? c->probes[i]->baseline : NULL;
-                for (ProbePhase p = 0; b && b->has && p < _PROBE_PHASE_MAX; p++)
-                        if (b->phases[p].has && !probe_phase_is_write(p))
-                                metrics_writer_sample(w, "", (double) b->phases[p].p99_ns / 1e9,
-                                                      "volume", c->vols[i]->name, "phase",
-                                                      probe_phase_to_string(p), NULL);
-        }
-        metrics_write_baseline_render(w, c->vols, c->probes, c->n);
-}
-
 _Static_assert(sizeof(usec_t) == sizeof(uint64_t), "probe_counter() reads a usec_t as uint64_t");
 
 /* A counter family with one sample per probed volume: the uint64_t (or usec_t, in seconds with
@@ -718,7 +681,7 @@ static void probe_families(Ctx *c) {
 
         probe_counter_families(c);
         if (any_baseline)
-                baseline_families(c);
+                metrics_baseline_render(c->w, c->vols, c->probes, c->n);
 }
 
 static int cmp_probe(const void *a, const void *b) {

@@ -7,11 +7,7 @@
  * storpulse_probe_write_latency_p99_seconds with phase="random" (the write) or "sync" (the
  * fdatasync alone). No histogram: the p99 gauge carries what an alert needs at three series per
  * volume. Only volumes whose last run wrote have samples.
- * The learnt baseline of the same, beside storpulse_baseline_read_*: the figures the baseline
- * learns and judges, storpulse_baseline_write_bytes_per_second{phase="sequential"},
- * storpulse_baseline_write_iops{phase="random"} and
- * storpulse_baseline_write_latency_p99_seconds{phase="random"|"sync"}; a family without a
- * learnt figure anywhere is left out. Pure. */
+ * The learnt baselines are in metrics-baseline.h. Pure. */
 
 #include <stddef.h>
 
@@ -23,8 +19,3 @@ typedef struct Volume Volume;
  * -errno (the writer's sticky error). */
 int metrics_write_render(MetricsWriter *w, Volume *const *vols, const ReportProbe *const *probes,
                          size_t n);
-
-/* Render the write baseline families for vols[0..n) (probes[i]->baseline, NULL: none). Returns 0
- * or -errno (the writer's sticky error). */
-int metrics_write_baseline_render(MetricsWriter *w, Volume *const *vols,
-                                  const ReportProbe *const *probes, size_t n);

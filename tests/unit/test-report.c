@@ -475,6 +475,44 @@ static void test_write_baseline(Inventory *inv) {
            "write baseline: a family with nothing learnt is left out");
 }
 
+/* The read baseline families carry what the baseline learns (report/metrics-baseline.c): the
+ * sequential bytes/s, the random IOPS and p99; a random phase whose IOPS is learnt before its
+ * p99 (NAN MAD) has no p99 sample, and neither phase a figure it never learns (was a 0). */
+static void test_read_baseline(Inventory *inv) {
+        ReportInput in = base_input(inv);
+        ReportBaseline b = { .has = true };
+        ReportProbe p = { .volume = "md0", .baseline = &b };
+        _cleanup_free_ char *prom = NULL;
+
+        for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
+                b.phases[ph] = (ReportPhaseBaseline){ .bytes_per_second_mad = NAN,
+                                                      .iops_mad = NAN,
+                                                      .p99_mad_ns = NAN };
+        b.phases[PROBE_PHASE_SEQUENTIAL].has = true;
+        b.phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second = 9e7;
+        b.phases[PROBE_PHASE_RANDOM] = (ReportPhaseBaseline){ .has = true,
+                                                              .iops = 2500,
+                                                              .iops_mad = 40,
+                                                              .bytes_per_second_mad = NAN,
+                                                              .p99_mad_ns = NAN };
+        in.probes = &p;
+        in.n_probes = 1;
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &prom, NULL), 0, "render");
+        ok(prom &&
+                   has_line(prom, "storpulse_baseline_read_bytes_per_second{volume=\"md0\","
+                                  "phase=\"sequential\"} 90000000") &&
+                   has_line(prom, "storpulse_baseline_read_iops{volume=\"md0\","
+                                  "phase=\"random\"} 2500"),
+           "read baseline: the learnt figures");
+        ok(prom &&
+                   !strstr(prom,
+                           "storpulse_baseline_read_iops{volume=\"md0\",phase=\"sequential\"") &&
+                   !strstr(prom, "storpulse_baseline_read_bytes_per_second{volume=\"md0\","
+                                 "phase=\"random\"") &&
+                   !strstr(prom, "storpulse_baseline_read_latency_p99_seconds"),
+           "read baseline: no figure that is not learnt, no 0 for one");
+}
+
 static void test_snapshot(Inventory *inv) {
         ReportInput in = base_input(inv);
         _cleanup_(snapshot_unrefp) Snapshot *s = NULL;
@@ -563,10 +601,10 @@ static unsigned count_volume_series(const char *text, const char *name) {
 
 /* What a fleet pays per probed disk (docs/fleet.md, README): vdb of the fixture (a leaf, no
  * volume below it) with a clean quick-profile run (sequential and random) and a learnt baseline
- * of both phases. 41 series by default: health and problem 8, probe state and figures 15,
- * counters 12 (6 of them skip reasons), baseline 6; the detector's performance_state,
- * performance_ratio and baseline_samples (9 more) come from its extension, not counted here. The
- * histogram adds 6 series a phase with `coarse`, 21 with `full`. */
+ * of both phases. 38 series by default: health and problem 8, probe state and figures 15,
+ * counters 12 (6 of them skip reasons), baseline 3 (sequential bytes/s, random IOPS and p99);
+ * the detector's performance_state, performance_ratio and baseline_samples (9 more) come from its
+ * extension, not counted here. The histogram adds 6 series a phase (coarse), 21 (full). */
 static void test_series_budget(Inventory *inv) {
         ReportInput in = base_input(inv);
         LatencyHistogram h = {};
@@ -574,13 +612,19 @@ static void test_series_budget(Inventory *inv) {
         ReportProbe p = { .volume = "vdb", .has_last = true, .n_probes = 9, .baseline = &b };
         const MetricsLatency modes[] = { METRICS_LATENCY_OFF, METRICS_LATENCY_COARSE,
                                          METRICS_LATENCY_FULL };
-        const unsigned want[] = { 41, 53, 83 };
+        const unsigned want[] = { 38, 50, 80 };
 
         latency_histogram_add(&h, 30000);
         p.last.result = REPORT_PROBE_OK;
         for (ProbePhase ph = PROBE_PHASE_SEQUENTIAL; ph <= PROBE_PHASE_RANDOM; ph++) {
                 p.last.phases[ph] = (ReportPhase){ .ran = true, .iops = 100, .latency = &h };
-                b.phases[ph] = (ReportPhaseBaseline){ .has = true, .iops = 100 };
+                b.phases[ph] = (ReportPhaseBaseline){ .has = true,
+                                                      .bytes_per_second = 1e8,
+                                                      .iops = 100,
+                                                      .p99_ns = 200000,
+                                                      .bytes_per_second_mad = 1e6,
+                                                      .iops_mad = 2,
+                                                      .p99_mad_ns = 1e4 };
         }
         in.probes = &p;
         in.n_probes = 1;
@@ -605,6 +649,7 @@ int main(void) {
                 test_series_budget(inv);
                 test_json(inv);
                 test_write_baseline(inv);
+                test_read_baseline(inv);
                 test_snapshot(inv);
         }
         test_unbound_loop();
