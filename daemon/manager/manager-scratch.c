@@ -16,19 +16,17 @@
  * reload or start. */
 
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "basic/fileio.h"
-#include "basic/json-util.h"
 #include "basic/log.h"
 #include "basic/sysfs.h"
 #include "manager/manager-probe-internal.h"
+#include "manager/scratch-record.h"
 #include "probe/probe-scratch.h"
 
-#define SCRATCH_FILE_NAME    "write-probe.json"
-#define SCRATCH_FILE_VERSION 1
+#define SCRATCH_FILE_NAME "write-probe.json"
 
 struct ManagerScratch {
         char **dirs;  /* the record: directories a write slice ran in, maybe holding a file */
@@ -92,28 +90,12 @@ static void on_saved(StateWriter *w, int r, void *userdata) {
 
 static void save(Manager *m) {
         ManagerScratch *s = m->scratch;
-        json_object *doc = json_object_new_object();
         char *text = NULL;
-        int r = -ENOMEM;
+        int r;
 
-        if (s->refused) {
-                json_object_put(doc);
+        if (s->refused)
                 return;
-        }
-        if (doc && json_add_u64(doc, "version", SCRATCH_FILE_VERSION) >= 0 &&
-            json_add(doc, "directories", json_object_new_array()) >= 0) {
-                json_object *a = json_object_object_get(doc, "directories");
-
-                r = a ? 0 : -ENOMEM;
-                for (size_t i = 0; s->dirs && s->dirs[i] && r >= 0; i++)
-                        r = json_array_append(a, json_object_new_string(s->dirs[i]));
-                text = r >= 0 ? strdup(json_object_to_json_string_ext(
-                                        doc,
-                                        JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE))
-                              : NULL;
-                r = text ? 0 : -ENOMEM;
-        }
-        json_object_put(doc);
+        r = scratch_record_format(s->dirs, &text);
         if (r >= 0)
                 r = manager_state_writer_prepare(m, &s->writer, SCRATCH_FILE_NAME, on_saved, m);
         if (r >= 0)
@@ -129,7 +111,6 @@ static void load(Manager *m) {
         ManagerScratch *s = m->scratch;
         _cleanup_close_ int fd = -EBADF;
         _cleanup_free_ char *text = NULL;
-        json_object *doc = NULL, *v, *a;
         size_t n = 0;
         int r;
 
@@ -141,29 +122,19 @@ static void load(Manager *m) {
         if (r == -ENOENT)
                 return;
         if (r >= 0)
-                doc = json_tokener_parse(text);
-        if (doc && json_object_object_get_ex(doc, "version", &v) &&
-            json_object_is_type(v, json_type_int) &&
-            json_object_get_int64(v) > SCRATCH_FILE_VERSION) {
+                r = scratch_record_parse(text, n, &s->dirs);
+        if (r == -EPROTONOSUPPORT) {
                 s->refused = true;
                 log_warning("%s/%s is of a newer version: left as it is and not written; the "
                             "scratch files of the directories it lists are not removed on opt-out",
                             m->state_dir, SCRATCH_FILE_NAME);
-        } else if (doc && json_object_object_get_ex(doc, "directories", &a) &&
-                   json_object_is_type(a, json_type_array)) {
-                for (size_t i = 0; i < json_object_array_length(a); i++) {
-                        json_object *d = json_object_array_get_idx(a, i);
-
-                        if (json_object_is_type(d, json_type_string) &&
-                            json_object_get_string(d)[0] == '/' &&
-                            strv_extend_unique(&s->dirs, json_object_get_string(d)) < 0)
-                                log_oom();
-                }
-        } else
+        } else if (r == -ENOMEM)
+                log_oom();
+        else if (r < 0)
                 log_warning("%s/%s: %s, ignoring (it is rewritten with the next write probe)",
                             m->state_dir, SCRATCH_FILE_NAME,
-                            r < 0 ? strerror(-r) : "not a record of write probe directories");
-        json_object_put(doc);
+                            r == -EBADMSG ? "not a record of write probe directories"
+                                          : strerror(-r));
 }
 
 /* A write slice of run's in dir is running (or in its idle window). */
