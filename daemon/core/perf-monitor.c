@@ -138,7 +138,7 @@ const BaselineSet *perf_monitor_baselines(const PerfMonitor *pm) {
         return pm->set;
 }
 
-static PerfVolume *get_vol(PerfMonitor *pm, const char *name) {
+PerfVolume *perf_monitor_get_vol(PerfMonitor *pm, const char *name) {
         PerfVolume *p = perf_monitor_find_vol(pm, name), **a;
         size_t n;
 
@@ -169,7 +169,7 @@ int perf_monitor_feed_probe(PerfMonitor *pm, const Volume *v, const BaselineSamp
 
         if (!pm || !v || !v->name || !s)
                 return -EINVAL;
-        p = get_vol(pm, v->name);
+        p = perf_monitor_get_vol(pm, v->name);
         if (!p)
                 return -ENOMEM;
         p->pending = true;
@@ -243,21 +243,20 @@ static size_t n_members(const Volume *v) {
         return n;
 }
 
-/* Volumes whose members are compared: arrays, and LVs/dm devices over two or more devices. */
-static bool has_peer_group(const Volume *v) {
+bool perf_volume_has_peer_group(const Volume *v) {
         if (volume_is_array(v))
                 return true;
         return (v->kind == VOLUME_LVM || v->kind == VOLUME_DM) && n_members(v) >= 2;
 }
 
-static void event_init(PerfEvent *e, PerfEventType t, const Volume *v, const char *member) {
+void perf_event_init(PerfEvent *e, PerfEventType t, const Volume *v, const char *member) {
         memset(e, 0, sizeof(*e));
         e->type = t;
         e->volume = v;
         e->member = member;
 }
 
-_printf_(2, 3) static void event_field(PerfEvent *e, const char *fmt, ...) {
+void perf_event_field(PerfEvent *e, const char *fmt, ...) {
         size_t i = 0;
         va_list ap;
 
@@ -271,7 +270,7 @@ _printf_(2, 3) static void event_field(PerfEvent *e, const char *fmt, ...) {
         e->fields[i] = e->field_buf[i];
 }
 
-static void emit(PerfMonitor *pm, PerfEvent *e, int *count) {
+void perf_monitor_emit(PerfMonitor *pm, PerfEvent *e, int *count) {
         (*count)++;
         if (pm->handler)
                 pm->handler(e, pm->userdata);
@@ -316,24 +315,24 @@ static void emit_peer_events(PerfMonitor *pm, const Volume *array, const PeerEve
 
                 if (ev[i].type < 0 || ev[i].type >= _PEER_EVENT_TYPE_MAX)
                         continue;
-                event_init(&e, map[ev[i].type], array, ev[i].member);
+                perf_event_init(&e, map[ev[i].type], array, ev[i].member);
                 peer_event_format(&ev[i], text, sizeof(text));
                 snprintf(e.message, sizeof(e.message), "%s: %s", array->name, text);
-                event_field(&e, "STORPULSE_LAYER=member");
-                event_field(&e, "STORPULSE_SOURCE=%s", peer_source_to_string(ev[i].source));
-                event_field(&e, "STORPULSE_LATENCY_SECONDS=%.6f", ev[i].value_ms / 1e3);
-                event_field(&e, "STORPULSE_LIMIT_SECONDS=%.6f", ev[i].limit_ms / 1e3);
-                event_field(&e, "STORPULSE_REFERENCE_SECONDS=%.6f", ev[i].reference_ms / 1e3);
-                event_field(&e, "STORPULSE_REFERENCE=%s",
-                            ev[i].by_own_baseline ? "own-baseline" : "peers");
-                emit(pm, &e, count);
+                perf_event_field(&e, "STORPULSE_LAYER=member");
+                perf_event_field(&e, "STORPULSE_SOURCE=%s", peer_source_to_string(ev[i].source));
+                perf_event_field(&e, "STORPULSE_LATENCY_SECONDS=%.6f", ev[i].value_ms / 1e3);
+                perf_event_field(&e, "STORPULSE_LIMIT_SECONDS=%.6f", ev[i].limit_ms / 1e3);
+                perf_event_field(&e, "STORPULSE_REFERENCE_SECONDS=%.6f", ev[i].reference_ms / 1e3);
+                perf_event_field(&e, "STORPULSE_REFERENCE=%s",
+                                 ev[i].by_own_baseline ? "own-baseline" : "peers");
+                perf_monitor_emit(pm, &e, count);
         }
 }
 
-/* One round of peer samples of the group v into its comparison, and the events it gives. */
-static int feed_peers(PerfMonitor *pm, const Volume *v, const PeerSample *s, size_t n, int *count) {
+int perf_monitor_feed_peers(PerfMonitor *pm, const Volume *v, const PeerSample *s, size_t n,
+                            int *count) {
         PeerEvent ev[2 * PEERS_MAX];
-        PerfVolume *p = get_vol(pm, v->name);
+        PerfVolume *p = perf_monitor_get_vol(pm, v->name);
         int r;
 
         if (!p)
@@ -385,7 +384,7 @@ static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, i
         }
         if (!any)
                 return 0;
-        return feed_peers(pm, v, s, n, count);
+        return perf_monitor_feed_peers(pm, v, s, n, count);
 }
 
 /* The suspect member below v: in v's own group, else in the groups of its members. */
@@ -433,9 +432,10 @@ static void emit_detector_event(PerfMonitor *pm, const Volume *v, const Detector
         PerfEvent e;
         char text[220];
 
-        event_init(&e,
-                   de->type == DETECTOR_EVENT_DEGRADED ? PERF_EVENT_DEGRADED : PERF_EVENT_RECOVERED,
-                   v, de->culprit[0] ? de->culprit : NULL);
+        perf_event_init(&e,
+                        de->type == DETECTOR_EVENT_DEGRADED ? PERF_EVENT_DEGRADED
+                                                            : PERF_EVENT_RECOVERED,
+                        v, de->culprit[0] ? de->culprit : NULL);
         detector_event_format(de, text, sizeof(text));
         snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
         if (n_alike > 0) {
@@ -446,18 +446,18 @@ static void emit_detector_event(PerfMonitor *pm, const Volume *v, const Detector
                                 "path or host)",
                                 n_alike);
         }
-        event_field(&e, "STORPULSE_LAYER=%s", de->culprit[0] ? "member" : "volume");
+        perf_event_field(&e, "STORPULSE_LAYER=%s", de->culprit[0] ? "member" : "volume");
         if (n_alike > 0)
-                event_field(&e, "STORPULSE_MEMBERS_ALIKE=%zu", n_alike);
+                perf_event_field(&e, "STORPULSE_MEMBERS_ALIKE=%zu", n_alike);
         if (de->finding.metric >= 0) {
-                event_field(&e, "STORPULSE_METRIC=%s",
-                            baseline_metric_to_string(de->finding.metric));
-                event_field(&e, "STORPULSE_VALUE=%.6g", de->finding.value);
-                event_field(&e, "STORPULSE_BASELINE=%.6g", de->finding.baseline);
-                event_field(&e, "STORPULSE_RATIO=%.4f", de->finding.ratio);
+                perf_event_field(&e, "STORPULSE_METRIC=%s",
+                                 baseline_metric_to_string(de->finding.metric));
+                perf_event_field(&e, "STORPULSE_VALUE=%.6g", de->finding.value);
+                perf_event_field(&e, "STORPULSE_BASELINE=%.6g", de->finding.baseline);
+                perf_event_field(&e, "STORPULSE_RATIO=%.4f", de->finding.ratio);
         }
-        event_field(&e, "STORPULSE_RUNS=%u", de->runs);
-        emit(pm, &e, count);
+        perf_event_field(&e, "STORPULSE_RUNS=%u", de->runs);
+        perf_monitor_emit(pm, &e, count);
 }
 
 /* Controller volumes: no rebuild state without a vendor CLI; throughput down while latency up
@@ -478,24 +478,24 @@ static void hint_hw_rebuild(PerfMonitor *pm, PerfVolume *p, const Volume *v, con
                 lr = p->pending_sample.v[BASELINE_LAT_P50_NS] / lat.median;
         if (hw_rebuild_hint_feed(&p->hw, tr, lr) <= 0)
                 return;
-        event_init(&e, PERF_EVENT_BACKGROUND_REBUILD, v, NULL);
+        perf_event_init(&e, PERF_EVENT_BACKGROUND_REBUILD, v, NULL);
         hw_rebuild_hint_format(tr, lr, text, sizeof(text));
         snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
-        event_field(&e, "STORPULSE_LAYER=controller");
-        event_field(&e, "STORPULSE_RATIO=%.4f", tr);
-        event_field(&e, "STORPULSE_LATENCY_RATIO=%.4f", lr);
-        emit(pm, &e, count);
+        perf_event_field(&e, "STORPULSE_LAYER=controller");
+        perf_event_field(&e, "STORPULSE_RATIO=%.4f", tr);
+        perf_event_field(&e, "STORPULSE_LATENCY_RATIO=%.4f", lr);
+        perf_monitor_emit(pm, &e, count);
 }
 
 /* Up from w through single-holder devices (a partition, a dm-delay) that are no group
  * themselves, to the device whose holders are the arrays it is a member of. */
 static const Volume *walk_up(const Inventory *inv, const Volume *w) {
         for (unsigned depth = 0; w && w->holders && w->holders[0] && !w->holders[1] &&
-                                 depth < DEPTH_MAX && !has_peer_group(w);
+                                 depth < DEPTH_MAX && !perf_volume_has_peer_group(w);
              depth++) {
                 const Volume *h = inventory_get(inv, w->holders[0]);
 
-                if (!h || has_peer_group(h))
+                if (!h || perf_volume_has_peer_group(h))
                         break;
                 w = h;
         }
@@ -531,7 +531,7 @@ static bool shared_degradation(const PerfMonitor *pm, const Inventory *inv, cons
 
         for (size_t k = 0; !g && w && w->holders && w->holders[k]; k++) {
                 g = inventory_get(inv, w->holders[k]);
-                if (g && !has_peer_group(g))
+                if (g && !perf_volume_has_peer_group(g))
                         g = NULL;
         }
         for (size_t i = 0; g && g->members && g->members[i] && n < ELEMENTSOF(f); i++) {
@@ -550,7 +550,7 @@ static bool shared_degradation(const PerfMonitor *pm, const Inventory *inv, cons
 static size_t members_alike(const PerfMonitor *pm, const Inventory *inv, const Volume *v) {
         size_t probed = 0, alike = 0;
 
-        if (!has_peer_group(v))
+        if (!perf_volume_has_peer_group(v))
                 return 0;
         for (size_t i = 0; v->members && v->members[i]; i++) {
                 const PerfVolume *mp = member_probe(pm, inv, v->members[i]);
@@ -647,9 +647,9 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
                         const Volume *h = inventory_get(inv, w->holders[k]);
                         PerfVolume *hp;
 
-                        if (!h || !has_peer_group(h))
+                        if (!h || !perf_volume_has_peer_group(h))
                                 continue;
-                        hp = get_vol(pm, h->name);
+                        hp = perf_monitor_get_vol(pm, h->name);
                         if (!hp)
                                 return -ENOMEM;
                         if (hp->round_done) /* once per group per round */
@@ -681,132 +681,6 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
         for (size_t i = 0; i < pm->n_vols; i++)
                 pm->vols[i]->pending = pm->vols[i]->round_done = pm->vols[i]->pending_shared =
                         pm->vols[i]->pending_starved = false;
-        return count;
-}
-
-/* Read v's stat and update its passive figures; returns true with the delta when there was a
- * previous reading. */
-static bool tick_stat(const Inventory *inv, PerfVolume *p, const Volume *v, usec_t now_usec,
-                      BlockStatDelta *ret) {
-        BlockStat st;
-        bool have = false;
-
-        if (inventory_read_stat(inv, v, &st) < 0) {
-                p->have_stat = false;
-                return false;
-        }
-        if (p->have_stat && now_usec > p->stat_usec &&
-            blockstat_delta(&p->stat, &st, now_usec - p->stat_usec, ret) >= 0) {
-                p->util[1] = p->util[0];
-                p->util_end_usec[1] = p->util_end_usec[0];
-                p->util[0] = ret->utilization;
-                p->util_end_usec[0] = now_usec;
-                p->fg_bytes_per_sec = ret->read_bytes_per_sec + ret->write_bytes_per_sec;
-                p->fg_iops = ret->read_iops + ret->write_iops;
-                have = true;
-        }
-        p->stat = st;
-        p->stat_usec = now_usec;
-        p->have_stat = true;
-        return have;
-}
-
-static int tick_group(PerfMonitor *pm, const Inventory *inv, const Volume *v, usec_t now_usec,
-                      int *count) {
-        PeerSample s[PEERS_MAX];
-        size_t n = 0, judged = 0, judged_w = 0;
-
-        for (size_t i = 0; v->members && v->members[i] && n < PEERS_MAX; i++) {
-                const Volume *w = inventory_get(inv, v->members[i]);
-                PerfVolume *mp = get_vol(pm, v->members[i]);
-                BlockStatDelta d;
-
-                if (!mp)
-                        return -ENOMEM;
-                peer_sample_init(&s[n], v->members[i]);
-                if (w && tick_stat(inv, mp, w, now_usec, &d)) {
-                        double dt = (double) (mp->util_end_usec[0] - mp->util_end_usec[1]);
-                        /* I/Os behind a figure: rate x interval (the first interval's length is
-                         * unknown: count it as one second) */
-                        double sec = mp->util_end_usec[1] > 0 && dt > 0 ? dt / USEC_PER_SEC : 1.0;
-
-                        s[n].value_ms[PEER_SOURCE_AWAIT] = d.read_await_ms;
-                        s[n].await_ios =
-                                isfinite(d.read_await_ms) ? (uint64_t) (d.read_iops * sec) : 0;
-                        s[n].value_ms[PEER_SOURCE_WRITE_AWAIT] = d.write_await_ms;
-                        s[n].write_await_ios =
-                                isfinite(d.write_await_ms) ? (uint64_t) (d.write_iops * sec) : 0;
-                        judged += s[n].await_ios >= pm->cfg.peers.min_await_ios;
-                        judged_w += s[n].write_await_ios >= pm->cfg.peers.min_await_ios;
-                }
-                n++;
-        }
-        /* Passive await is compared between peers only: with fewer than three members under a
-         * real workload there is no baseline of await to fall back to. */
-        if (judged < 3 && judged_w < 3)
-                return 0;
-        return feed_peers(pm, v, s, n, count);
-}
-
-static void tick_rebuild(PerfMonitor *pm, const MdMonitor *mon, PerfVolume *p, const Volume *v,
-                         usec_t now_usec, int *count) {
-        RebuildSlowInput in = {
-                .sync_speed_min_kib = REBUILD_UNKNOWN,
-                .sync_speed_max_kib = REBUILD_UNKNOWN,
-                .foreground_bytes_per_sec = p->fg_bytes_per_sec,
-                .foreground_iops = p->fg_iops,
-        };
-        RebuildSlowEvent ev;
-        PerfEvent e;
-        char text[220];
-
-        if (!mon || md_monitor_get_status(mon, v->name, now_usec, &in.status) < 0)
-                return;
-        if (v->md) {
-                if (v->md->sync_speed_min.kib_per_sec != MD_UNSET)
-                        in.sync_speed_min_kib = v->md->sync_speed_min.kib_per_sec;
-                if (v->md->sync_speed_max.kib_per_sec != MD_UNSET)
-                        in.sync_speed_max_kib = v->md->sync_speed_max.kib_per_sec;
-        }
-        if (rebuild_slow_feed(&p->rs, &pm->cfg.rebuild, &in, now_usec, &ev) <= 0)
-                return;
-        event_init(&e, PERF_EVENT_REBUILD_SLOW, v, NULL);
-        rebuild_slow_event_format(&ev, text, sizeof(text));
-        snprintf(e.message, sizeof(e.message), "%s: %s", v->name, text);
-        event_field(&e, "STORPULSE_REASON=%s", rebuild_slow_reason_to_string(ev.reason));
-        event_field(&e, "STORPULSE_SPEED_BYTES_PER_SEC=%.0f", ev.speed_bytes_per_sec);
-        event_field(&e, "STORPULSE_ETA_SECONDS=%.0f", ev.eta_sec);
-        if (ev.sync_speed_min_kib != REBUILD_UNKNOWN)
-                event_field(&e, "STORPULSE_SYNC_SPEED_MIN_KIB=%" PRIu64, ev.sync_speed_min_kib);
-        if (ev.sync_speed_max_kib != REBUILD_UNKNOWN)
-                event_field(&e, "STORPULSE_SYNC_SPEED_MAX_KIB=%" PRIu64, ev.sync_speed_max_kib);
-        event_field(&e, "STORPULSE_FOREGROUND_IO=%s", ev.competing ? "yes" : "no");
-        emit(pm, &e, count);
-}
-
-int perf_monitor_tick(PerfMonitor *pm, const Inventory *inv, const MdMonitor *mon, usec_t now_usec,
-                      usec_t now_real) {
-        const Volume *v;
-        int count = 0, r;
-
-        if (!pm || !inv)
-                return -EINVAL;
-        INVENTORY_FOREACH(v, inv) {
-                PerfVolume *p;
-                BlockStatDelta d;
-
-                if (v->hidden || !has_peer_group(v))
-                        continue;
-                p = get_vol(pm, v->name);
-                if (!p)
-                        return -ENOMEM;
-                (void) tick_stat(inv, p, v, now_usec, &d);
-                r = tick_group(pm, inv, v, now_usec, &count);
-                if (r < 0)
-                        return r;
-                if (v->kind == VOLUME_MD || (v->dm_target && streq_ptr(v->dm_target, "raid")))
-                        tick_rebuild(pm, mon, p, v, now_usec, &count);
-        }
         return count;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* The performance monitor's state, shared by its files (perf-monitor.c: rounds, ticks, events;
- * perf-monitor-view.c: the read-only views). Not for other layers. */
+/* The performance monitor's state, shared by its files (perf-monitor.c: rounds and events;
+ * perf-monitor-tick.c: the passive ticks; perf-monitor-view.c: the read-only views). Not for
+ * other layers. */
 
 #include "core/perf-monitor.h"
 #include "model/blockstat.h"
@@ -47,3 +48,23 @@ struct PerfMonitor {
 
 /* The analysis state of the volume named `name`, or NULL. */
 PerfVolume *perf_monitor_find_vol(const PerfMonitor *pm, const char *name);
+
+/* The analysis state of the volume named `name`, created when missing; NULL on ENOMEM. */
+PerfVolume *perf_monitor_get_vol(PerfMonitor *pm, const char *name);
+
+/* Volumes whose members are compared: arrays, and LVs/dm devices over two or more devices. */
+bool perf_volume_has_peer_group(const Volume *v);
+
+/* One round of peer samples of the group v into its comparison, and the events it gives (*count
+ * incremented per event). 0 or -errno. */
+int perf_monitor_feed_peers(PerfMonitor *pm, const Volume *v, const PeerSample *s, size_t n,
+                            int *count);
+
+/* An event of type t on v (member: NULL or the member it names), no fields yet. */
+void perf_event_init(PerfEvent *e, PerfEventType t, const Volume *v, const char *member);
+
+/* Append a journal field (NAME=value) to e; dropped when e has PERF_EVENT_FIELDS_MAX already. */
+_printf_(2, 3) void perf_event_field(PerfEvent *e, const char *fmt, ...);
+
+/* Hand e to the monitor's handler and count it. */
+void perf_monitor_emit(PerfMonitor *pm, PerfEvent *e, int *count);
