@@ -406,7 +406,19 @@ static void test_json(Inventory *inv) {
         json_object_put(hist);
 }
 
-/* The write baseline families (report/metrics-write.c): what the baseline learns of writes, set
+/* A baseline that has learnt the sequential read throughput (90 MB/s) and nothing else: every
+ * MAD NAN, as perf_report_baseline() leaves an unlearnt figure. */
+static void baseline_seq_only(ReportBaseline *b) {
+        *b = (ReportBaseline){ .has = true };
+        for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
+                b->phases[ph] = (ReportPhaseBaseline){ .bytes_per_second_mad = NAN,
+                                                       .iops_mad = NAN,
+                                                       .p99_mad_ns = NAN };
+        b->phases[PROBE_PHASE_SEQUENTIAL].has = true;
+        b->phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second = 9e7;
+}
+
+/* The write baseline families (report/metrics-baseline.c): what the baseline learns of writes, set
  * by hand here (50 MB/s sequential, 1200 random IOPS at 2.5 ms p99, fdatasync p99 8 ms); the
  * figures it does not learn (the sync phase's cycles per second, an unlearnt random p99: NAN MAD
  * as perf_report_baseline() leaves it) are absent, and no write phase reaches the read families. */
@@ -416,12 +428,7 @@ static void test_write_baseline(Inventory *inv) {
         ReportProbe p = { .volume = "md0", .baseline = &b };
         _cleanup_free_ char *prom = NULL, *none = NULL;
 
-        for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
-                b.phases[ph] = (ReportPhaseBaseline){ .bytes_per_second_mad = NAN,
-                                                      .iops_mad = NAN,
-                                                      .p99_mad_ns = NAN };
-        b.phases[PROBE_PHASE_SEQUENTIAL].has = true;
-        b.phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second = 9e7;
+        baseline_seq_only(&b);
         b.phases[PROBE_PHASE_WRITE_SEQUENTIAL].has = true;
         b.phases[PROBE_PHASE_WRITE_SEQUENTIAL].bytes_per_second = 5e7;
         b.phases[PROBE_PHASE_WRITE_RANDOM] = (ReportPhaseBaseline){ .has = true,
@@ -484,12 +491,7 @@ static void test_read_baseline(Inventory *inv) {
         ReportProbe p = { .volume = "md0", .baseline = &b };
         _cleanup_free_ char *prom = NULL;
 
-        for (ProbePhase ph = 0; ph < _PROBE_PHASE_MAX; ph++)
-                b.phases[ph] = (ReportPhaseBaseline){ .bytes_per_second_mad = NAN,
-                                                      .iops_mad = NAN,
-                                                      .p99_mad_ns = NAN };
-        b.phases[PROBE_PHASE_SEQUENTIAL].has = true;
-        b.phases[PROBE_PHASE_SEQUENTIAL].bytes_per_second = 9e7;
+        baseline_seq_only(&b);
         b.phases[PROBE_PHASE_RANDOM] = (ReportPhaseBaseline){ .has = true,
                                                               .iops = 2500,
                                                               .iops_mad = 40,
