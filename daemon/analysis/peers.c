@@ -69,6 +69,17 @@ const char *peer_group_suspect(const PeerGroup *g) {
         return NULL;
 }
 
+const char *peer_group_slowing(const PeerGroup *g) {
+        const PeerMemberState *best = NULL;
+
+        for (size_t i = 0; g && i < g->n; i++)
+                if (g->m[i].slow_streak[PEER_SOURCE_PROBE] > 0 &&
+                    (!best ||
+                     g->m[i].slow_streak[PEER_SOURCE_PROBE] > best->slow_streak[PEER_SOURCE_PROBE]))
+                        best = &g->m[i];
+        return best ? best->name : NULL;
+}
+
 double peers_limit(const double *values, size_t n, double floor_ms, double factor, double mad_k,
                    double *ret_median, double *ret_mad) {
         double v[PEERS_MAX], med, mad;

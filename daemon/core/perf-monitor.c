@@ -387,21 +387,31 @@ static int round_peers(PerfMonitor *pm, const Inventory *inv, const Volume *v, i
         return perf_monitor_feed_peers(pm, v, s, n, count);
 }
 
-/* The suspect member below v: in v's own group, else in the groups of its members. */
-static const char *slow_member(const PerfMonitor *pm, const Inventory *inv, const Volume *v,
-                               unsigned depth) {
+/* The member below v that peer comparison found slow (get: peer_group_suspect(), or
+ * peer_group_slowing() for one whose streak is still short): in v's own group, else in the
+ * groups of its members. */
+static const char *slow_member_by(const PerfMonitor *pm, const Inventory *inv, const Volume *v,
+                                  const char *(*get)(const PeerGroup *g), unsigned depth) {
         const PerfVolume *p = perf_monitor_find_vol(pm, v->name);
-        const char *s = p ? peer_group_suspect(&p->peers) : NULL;
+        const char *s = p ? get(&p->peers) : NULL;
 
         if (s || depth > DEPTH_MAX)
                 return s;
         for (size_t i = 0; v->members && v->members[i]; i++) {
                 const Volume *w = inventory_get(inv, v->members[i]);
 
-                if (w && (s = slow_member(pm, inv, w, depth + 1)))
+                if (w && (s = slow_member_by(pm, inv, w, get, depth + 1)))
                         return s;
         }
         return NULL;
+}
+
+/* The member to name in v's verdict: a suspect, else one the peers found slow in this round's
+ * runs but not yet for long enough to call it (the array's own streak can be a run ahead of
+ * its member's: a round in which the member's probe waited for a CPU is not compared). */
+static const char *slow_member(const PerfMonitor *pm, const Inventory *inv, const Volume *v) {
+        return slow_member_by(pm, inv, v, peer_group_suspect, 0)
+                       ?: slow_member_by(pm, inv, v, peer_group_slowing, 0);
 }
 
 /* The utilization measured over the last interval that ended before the probe started (within
@@ -607,7 +617,7 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
         }
         if (!c.rebuilding) {
                 r = detector_feed(&p->det, dc, b, &p->pending_sample, c.foreground_utilization,
-                                  p->pending_failed, slow_member(pm, inv, v, 0), now_usec, &de);
+                                  p->pending_failed, slow_member(pm, inv, v), now_usec, &de);
                 if (r > 0)
                         emit_detector_event(pm, v, &de,
                                             de.type == DETECTOR_EVENT_DEGRADED && !de.culprit[0]

@@ -135,6 +135,11 @@ const PeerMemberState *peer_group_find(const PeerGroup *g, const char *name);
 /* The first suspect member's name, or NULL. */
 const char *peer_group_suspect(const PeerGroup *g);
 
+/* The member whose probe the peer rule found slow in its latest runs (the longest slow streak of
+ * PEER_SOURCE_PROBE, the first of equals), suspect yet or not; NULL when none is. A layer above
+ * that slows in the same round names it before its streak is long enough for member-slow. */
+const char *peer_group_slowing(const PeerGroup *g);
+
 /* The limit of the rule over values (NANs skipped); NAN when none. ret_median/ret_mad may be
  * NULL. */
 double peers_limit(const double *values, size_t n, double floor_ms, double factor, double mad_k,

@@ -48,7 +48,10 @@ static void test_four_members(void) {
         peer_group_init(&g);
         for (int i = 0; i < 10; i++)
                 is_int(feed4(&g, &c, 0, ev), 0, "healthy run %d: no event", i);
+        ok(peer_group_slowing(&g) == NULL, "healthy: no member slowing");
         is_int(feed4(&g, &c, 20, ev), 0, "first slow run: not yet");
+        ok(peer_group_suspect(&g) == NULL, "no suspect after one slow run");
+        is_str(peer_group_slowing(&g), "vdd", "but vdd slowing");
         is_int(feed4(&g, &c, 20, ev), 1, "second slow run: SLOW");
         is_int(ev[0].type, PEER_EVENT_SLOW, "slow event");
         is_str(ev[0].member, "vdd", "the slow member named");
@@ -61,6 +64,7 @@ static void test_four_members(void) {
         ok(peer_group_find(&g, "vdb") && !peer_group_find(&g, "vdb")->suspect, "others fine");
         is_int(feed4(&g, &c, 20, ev), 0, "still slow: no repeat");
         is_int(feed4(&g, &c, 0, ev), 0, "normal 1");
+        ok(peer_group_slowing(&g) == NULL, "a normal run ends the streak");
         is_int(feed4(&g, &c, 0, ev), 0, "normal 2");
         is_int(feed4(&g, &c, 0, ev), 1, "normal 3: NORMAL");
         is_int(ev[0].type, PEER_EVENT_NORMAL, "normal event");
