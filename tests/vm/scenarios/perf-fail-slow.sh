@@ -153,6 +153,8 @@ grep "\[performance-degraded\]" "$SCRATCH/daemon.log" |
         fail "no performance verdict on the layer of ${dm[1]}"
 if tail -n "+$injected_at" "$SCRATCH/daemon.log" | grep "\[performance-degraded\]" |
         grep "^md0: " | grep -vq "member ${dm[1]}"; then
+        echo "daemon log from the injection on:"
+        tail -n "+$injected_at" "$SCRATCH/daemon.log" | head -n 120
         fail "md0 judged degraded during the fault without naming the slow member"
 fi
 ((normal_after >= 1 && normal_after <= 3)) ||
