@@ -49,6 +49,40 @@ perf_start_daemon() {
 
 events() { grep -c "\[$1\]" "$SCRATCH/daemon.log" || true; }
 
+# perf_report_figures REPORT_JSON [PROFILE]: md0's read and write figures of `report --json`
+# (now, baseline, ratio) as DIAG lines; fails when a read figure is past the detector's line for
+# a verdict (the defaults: below half of the baseline AND below baseline - 3 MAD, the noise a TCG
+# guest's healthy runs show), or when WRITES_LOW=1 and no write figure is below half of its
+# baseline.
+perf_report_figures() {
+        python3 - "$1" "${2:-}" "${WRITES_LOW:-0}" <<'PY'
+import json, sys
+doc, profile, writes_low = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3] == "1"
+for v in doc["volumes"]:
+    if v["volume"] != "md0" or (profile and v.get("profile") not in (None, profile)):
+        continue
+    ok = True
+    for m in ("seq_bytes_per_second", "rand_iops"):
+        x = v["metrics"][m]
+        mad = x["mad"] if x.get("mad") is not None else 0
+        ratio, line = x["now"] / x["baseline"], min(0.5 * x["baseline"], x["baseline"] - 3 * mad)
+        past = x["now"] < line
+        print(f"DIAG: md0 read {m}: now {x['now']:.0f} baseline {x['baseline']:.0f} "
+              f"(MAD {mad:.0f}) ratio {ratio:.2f}, verdict line {line:.0f}{': PAST' if past else ''}")
+        ok = ok and not past
+    low = []
+    for m in ("write_bytes_per_second", "write_iops", "sync_latency_p99_seconds"):
+        x = v["metrics"].get(m) or {}
+        now, base = x.get("now"), x.get("baseline")
+        ratio = now / base if now is not None and base else None
+        print(f"DIAG: md0 {m}: now {now} baseline {base} ratio {ratio}")
+        if ratio is not None and ratio < 0.5 and m != "sync_latency_p99_seconds":
+            low.append(m)
+    sys.exit(0 if ok and (low or not writes_low) else 1)
+sys.exit(1)
+PY
+}
+
 declare -A MSGID=(
         [performance-degraded]=14413b037e3d46bdb9ae2ec1a3e4e1f0
         [member-slow]=6ae76361e7974e0e8c3a268eecfb89c3
