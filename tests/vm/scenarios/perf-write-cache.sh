@@ -122,6 +122,6 @@ echo "verdict after $found rounds: $msg"
 journal_has --since "$since" performance-degraded STORPULSE_VOLUME=md0
 "$STORPULSECTL" report md0 || true
 "$STORPULSECTL" report --json md0 >"$SCRATCH/report.json" || fail "report --json"
-WRITES_LOW=1 perf_report_figures "$SCRATCH/report.json" wbench ||
+WRITES_LOW=1 perf_report_figures "$SCRATCH/report.json" "$SCRATCH/rounds.log" wbench ||
         fail "md0's reads fell past the verdict line, or its writes did not fall"
 echo "PASS: write path at 10% found in $found rounds, reads ok"

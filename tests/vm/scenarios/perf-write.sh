@@ -103,5 +103,5 @@ done
 journal_has --since "$since" performance-degraded STORPULSE_VOLUME=md0
 "$STORPULSECTL" report md0 || true
 "$STORPULSECTL" report --json md0 >"$SCRATCH/report.json" || fail "report --json"
-perf_report_figures "$SCRATCH/report.json" || fail "md0's reads fell past the verdict line"
+perf_report_figures "$SCRATCH/report.json" "$SCRATCH/rounds.log" || fail "md0's reads fell past the verdict line"
 echo "PASS: write-only slowdown found in $found rounds, reads ok"
