@@ -50,17 +50,18 @@ perf_start_daemon() {
 events() { grep -c "\[$1\]" "$SCRATCH/daemon.log" || true; }
 
 # perf_report_figures REPORT_JSON ROUNDS_LOG [PROFILE]: md0's read and write figures of
-# `report --json` (now, baseline, ratio) as DIAG lines; fails when a read figure is past the
-# detector's line for a verdict (the defaults: below half of the baseline AND below baseline - 3
-# MAD) in both of the last two runs of ROUNDS_LOG (`probe --json` lines), as the detector wants 2
-# runs for a verdict: one run's dip is the noise a TCG guest beside another VM shows (random read
-# IOPS at 0.45 of a healthy median). With WRITES_LOW=1 it also fails when no write figure is below
-# half of its baseline.
+# `report --json` (now, baseline, ratio) as DIAG lines; fails when a read figure of both of the
+# last two runs of ROUNDS_LOG (`probe --json` lines; the detector wants 2 runs for a verdict) is
+# past the detector's line for a verdict (the defaults: below half of the baseline AND below
+# baseline - 3 MAD) and below the lowest of the first HEALTHY_RUNS runs (the healthy phase): a
+# TCG guest beside another VM reads 0.15-0.45 of its baseline in healthy runs too, so only a
+# figure worse than any healthy run says the fault reached the reads. With WRITES_LOW=1 it also
+# fails when no write figure is below half of its baseline.
 perf_report_figures() {
-        python3 - "$1" "$2" "${3:-}" "${WRITES_LOW:-0}" <<'PY'
+        python3 - "$1" "$2" "${3:-}" "${WRITES_LOW:-0}" "${HEALTHY_RUNS:-0}" <<'PY'
 import json, sys
 doc, rounds, profile = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
-writes_low = sys.argv[4] == "1"
+writes_low, n_healthy = sys.argv[4] == "1", int(sys.argv[5])
 runs = []
 for line in open(rounds):
     try:
@@ -78,11 +79,13 @@ for v in doc["volumes"]:
     for m in ("seq_bytes_per_second", "rand_iops"):
         x = v["metrics"][m]
         mad = x["mad"] if x.get("mad") is not None else 0
-        line = min(0.5 * x["baseline"], x["baseline"] - 3 * mad)
+        healthy = [r[m] for r in runs[:n_healthy] if r[m] is not None]
+        line = min(0.5 * x["baseline"], x["baseline"] - 3 * mad, min(healthy, default=float("inf")))
         last = [r[m] for r in runs[-2:] if r[m] is not None]
         past = len(last) == 2 and all(f < line for f in last)
         print(f"DIAG: md0 read {m}: last runs {[round(f) for f in last]} baseline {x['baseline']:.0f} "
-              f"(MAD {mad:.0f}), verdict line {line:.0f}{': PAST in both' if past else ''}")
+              f"(MAD {mad:.0f}), healthy lowest {min(healthy, default=None)}, "
+              f"line {line:.0f}{': PAST in both' if past else ''}")
         ok = ok and not past
     low = []
     for m in ("write_bytes_per_second", "write_iops", "sync_latency_p99_seconds"):
