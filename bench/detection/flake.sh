@@ -22,6 +22,12 @@ neighbour_pid=
 stop_neighbour() {
         [[ -n $neighbour_pid ]] || return 0
         touch "$logdir/neighbour.stop"
+        # the guest may not see the file through its 9p overlay: the VM's session goes after 30 s
+        for ((w = 0; w < 30; w++)); do
+                kill -0 "$neighbour_pid" 2>/dev/null || break
+                sleep 1
+        done
+        kill -- -"$neighbour_pid" 2>/dev/null
         wait "$neighbour_pid" 2>/dev/null || true
         neighbour_pid=
 }
@@ -37,7 +43,7 @@ done
 wait
 EOF
         chmod +x "$logdir/neighbour.sh"
-        "$src/tests/vm/run-vm" --disks 1 --disk-size 256M --timeout $((runs * 1400 + 600)) \
+        setsid "$src/tests/vm/run-vm" --disks 1 --disk-size 256M --timeout $((runs * 1400 + 600)) \
                 --out "$logdir/neighbour" "$logdir/neighbour.sh" >"$logdir/neighbour.log" 2>&1 &
         neighbour_pid=$!
         sleep 20 # let it boot before the first run
