@@ -35,8 +35,7 @@ static bool baseline_figure(const ReportProbe *p, ProbePhase ph, BaselineFigure 
                         return false;
                 *ret = b->bytes_per_second;
                 return true;
-        case BASELINE_FIGURE_IOPS: /* the sync phase's cycles per second are no figure of the device
-                                    */
+        case BASELINE_FIGURE_IOPS: /* not the sync phase's cycles per second */
                 if (!rand || !isfinite(b->iops))
                         return false;
                 *ret = b->iops;

@@ -642,14 +642,12 @@ static void probe_counter_families(Ctx *c) {
 
 static void probe_families(Ctx *c) {
         MetricsWriter *w = c->w;
-        bool any = false, any_last = false, any_baseline = false;
+        bool any = false, any_last = false;
 
         for (size_t i = 0; i < c->n; i++)
                 if (c->probes[i]) {
                         any = true;
                         any_last = any_last || c->probes[i]->has_last;
-                        any_baseline = any_baseline ||
-                                       (c->probes[i]->baseline && c->probes[i]->baseline->has);
                 }
 
         if (c->in->next_probe_realtime_usec > 0) {
@@ -680,8 +678,7 @@ static void probe_families(Ctx *c) {
                 probe_last_families(c);
 
         probe_counter_families(c);
-        if (any_baseline)
-                metrics_baseline_render(c->w, c->vols, c->probes, c->n);
+        metrics_baseline_render(c->w, c->vols, c->probes, c->n); /* families with a learnt figure */
 }
 
 static int cmp_probe(const void *a, const void *b) {
