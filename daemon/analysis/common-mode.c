@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared degradation of the members of one array: the factor of a run's worst finding, the rule
- * comparing a member with the median of its peers, and what the members did in a round (the
- * header says why). */
+/* Shared degradation of the members of one array: the factor of a run's worst finding, and the
+ * rule comparing a member with the median of its peers (the header says why). */
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,17 +46,4 @@ bool common_mode_shared(const CommonModeConfig *c, const double *factors, size_t
         qsort(others, k, sizeof(double), cmp_double);
         median = others[(k - 1) / 2];
         return median >= c->min_factor && median >= factors[i] / c->spread;
-}
-
-double common_mode_reference(const double *ratios, size_t n) {
-        double v[COMMON_MODE_MEMBERS_MAX];
-        size_t k = 0;
-
-        for (size_t i = 0; ratios && i < n && k < ELEMENTSOF(v); i++)
-                if (isfinite(ratios[i]) && ratios[i] > 0)
-                        v[k++] = ratios[i];
-        if (k < 2)
-                return NAN;
-        qsort(v, k, sizeof(double), cmp_double);
-        return v[(k - 1) / 2];
 }

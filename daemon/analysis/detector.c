@@ -80,18 +80,8 @@ static double severity(BaselineMetric m, double ratio, double thr, double fac) {
         return (ratio - 1) / (fac - 1);
 }
 
-/* Whether throughput-like v is past its line against ref: the margin, and beyond the noise
- * allowance; or, when the members were probed in the same round, the margin scaled by what they
- * did (the header says why). */
-static bool throughput_bad(const DetectorConfig *c, double v, double ref, double mad, double thr,
-                           double below) {
-        if (!isfinite(below) || !(below > 0))
-                return v < ref * (1 - thr) && v < ref - c->noise_k * mad;
-        return v < ref * (1 - thr) * below;
-}
-
 DetectorRun detector_classify(const DetectorConfig *c, const Baseline *b, const BaselineSample *s,
-                              const BaselineSample *below, double u, DetectorFinding *ret_worst) {
+                              double u, DetectorFinding *ret_worst) {
         DetectorFinding worst = { .metric = _BASELINE_METRIC_INVALID };
         double thr = c->threshold, scale = 1, worst_sev = -INFINITY;
         unsigned judged = 0;
@@ -130,8 +120,7 @@ DetectorRun detector_classify(const DetectorConfig *c, const Baseline *b, const 
                         if (!(ref > 0) || !isfinite(ref))
                                 continue;
                         if (baseline_metric_higher_is_better(m))
-                                is_bad = throughput_bad(c, v, ref, st.mad, thr,
-                                                        below ? below->v[m] : NAN);
+                                is_bad = v < ref * (1 - thr) && v < ref - c->noise_k * st.mad;
                         else
                                 is_bad = v > ref * fac && v > ref + c->noise_k * st.mad &&
                                          v > ref + c->latency_floor_ns;
@@ -183,15 +172,15 @@ static void set_culprit(Detector *d, const char *member) {
 }
 
 int detector_feed(Detector *d, const DetectorConfig *c, const Baseline *b, const BaselineSample *s,
-                  const BaselineSample *below, double u, bool probe_failed, const char *slow_member,
-                  usec_t now_usec, DetectorEvent *ret_event) {
+                  double u, bool probe_failed, const char *slow_member, usec_t now_usec,
+                  DetectorEvent *ret_event) {
         DetectorFinding f;
         DetectorRun run;
 
         if (!d || !c || !b || !s || !ret_event)
                 return -EINVAL;
 
-        run = detector_classify(c, b, s, below, u, &f);
+        run = detector_classify(c, b, s, u, &f);
         if (probe_failed)
                 run = DETECTOR_RUN_BAD;
         d->runs++;

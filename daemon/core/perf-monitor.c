@@ -512,59 +512,23 @@ static const Volume *walk_up(const Inventory *inv, const Volume *w) {
         return w;
 }
 
-/* The baseline p's pending run is judged against (its device, its profile); NULL when there is
- * none or the run failed. */
-static const Baseline *pending_baseline(const PerfMonitor *pm, const Inventory *inv,
-                                        const PerfVolume *p) {
-        char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
-        const Volume *w = inventory_get(inv, p->name);
-
-        if (!w || !p->pending || p->pending_failed)
-                return NULL;
-        perf_volume_identity(inv, w, id);
-        perf_baseline_key(id, p->pending_profile, key);
-        return baseline_set_find(pm->set, key);
-}
-
 /* How far p's pending run is from its baseline (common_mode_factor()); NAN when it cannot be
  * judged (no baseline yet, failed, saturated). */
 static double pending_factor(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p) {
-        const Baseline *b = pending_baseline(pm, inv, p);
+        char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
+        const Volume *w = inventory_get(inv, p->name);
+        const Baseline *b;
         DetectorFinding f;
 
-        if (!b || detector_classify(&pm->cfg.detector, b, &p->pending_sample, NULL,
-                                    foreground_load(p), &f) == DETECTOR_RUN_INCONCLUSIVE)
+        if (!w || !p->pending || p->pending_failed)
+                return NAN;
+        perf_volume_identity(inv, w, id);
+        perf_baseline_key(id, p->pending_profile, key);
+        b = baseline_set_find(pm->set, key);
+        if (!b || detector_classify(&pm->cfg.detector, b, &p->pending_sample, foreground_load(p),
+                                    &f) == DETECTOR_RUN_INCONCLUSIVE)
                 return NAN;
         return common_mode_factor(&f);
-}
-
-/* What the members of v probed in this round did (detector.h, `below`): per throughput metric,
- * common_mode_reference() of their runs' ratios to their own baselines; NAN where unknown. */
-static void members_now(const PerfMonitor *pm, const Inventory *inv, const Volume *v,
-                        BaselineSample *ret) {
-        baseline_sample_init(ret);
-        if (!perf_volume_has_peer_group(v))
-                return;
-        for (BaselineMetric m = 0; m < _BASELINE_METRIC_MAX; m++) {
-                double r[COMMON_MODE_MEMBERS_MAX];
-                size_t n = 0;
-
-                if (!baseline_metric_judged(m) || !baseline_metric_higher_is_better(m))
-                        continue;
-                for (size_t i = 0; v->members && v->members[i] && n < ELEMENTSOF(r); i++) {
-                        const PerfVolume *mp = member_probe(pm, inv, v->members[i]);
-                        const Baseline *b =
-                                mp && !mp->pending_starved ? pending_baseline(pm, inv, mp) : NULL;
-                        BaselineStat st;
-
-                        if (!b)
-                                continue;
-                        baseline_get_stat(b, m, pm->cfg.detector.min_samples, &st);
-                        if (st.ready && st.median > 0)
-                                r[n++] = mp->pending_sample.v[m] / st.median;
-                }
-                ret->v[m] = common_mode_reference(r, n);
-        }
 }
 
 /* Whether p (the probe of v) degraded alike with the other members of the array above it in
@@ -652,9 +616,8 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
                 return;
         }
         if (!c.rebuilding) {
-                r = detector_feed(&p->det, dc, b, &p->pending_sample, &p->pending_below,
-                                  c.foreground_utilization, p->pending_failed,
-                                  slow_member(pm, inv, v), now_usec, &de);
+                r = detector_feed(&p->det, dc, b, &p->pending_sample, c.foreground_utilization,
+                                  p->pending_failed, slow_member(pm, inv, v), now_usec, &de);
                 if (r > 0)
                         emit_detector_event(pm, v, &de,
                                             de.type == DETECTOR_EVENT_DEGRADED && !de.culprit[0]
@@ -707,15 +670,12 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
                                 return r;
                 }
         }
-        /* 2. members degraded alike with their peers, and what an array's members did (before
-         * anything learns from the round) */
+        /* 2. members degraded alike with their peers (before anything learns from the round) */
         for (size_t i = 0; i < pm->n_vols; i++) {
                 PerfVolume *p = pm->vols[i];
                 const Volume *v = p->pending ? inventory_get(inv, p->name) : NULL;
 
                 p->pending_shared = v && shared_degradation(pm, inv, p, v);
-                if (v)
-                        members_now(pm, inv, v, &p->pending_below);
         }
         /* 3. verdicts and learning */
         for (size_t i = 0; i < pm->n_vols; i++) {

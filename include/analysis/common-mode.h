@@ -48,12 +48,6 @@ int common_mode_config_validate(const CommonModeConfig *c);
 /* The degradation factor of a finding (>= 1; 1 for no finding or a non-finite ratio). */
 double common_mode_factor(const DetectorFinding *f) _pure_;
 
-/* What the members did in one round, for the array's verdict (detector.h, `below`): the lower
- * median of their runs' ratios to their own baselines (value / baseline median), over the finite
- * positive ones; NAN with fewer than two (one member says nothing about the host). At most
- * COMMON_MODE_MEMBERS_MAX count. */
-double common_mode_reference(const double *ratios, size_t n) _pure_;
-
 /* Whether member i's degradation is shared with the others (see above). factors[j] NAN: member
  * j was not probed this round (skipped). False when no other member has a factor, i >= n, or
  * factors[i] is not finite. At most COMMON_MODE_MEMBERS_MAX others count. */

@@ -7,8 +7,7 @@
  * A run is BAD when a judged metric (baseline_metric_judged()) is worse than its baseline (the
  * ring's median, or the metric's frozen reference, see baseline.h) by more than the margin AND
  * by more than noise_k scaled MADs:
- *   throughput, IOPS:  value < median * (1 - threshold)  and  value < median - noise_k * MAD,
- *                      or, with the members: value / median < (1 - threshold) * below
+ *   throughput, IOPS:  value < median * (1 - threshold)  and  value < median - noise_k * MAD
  *   p50 (p99) latency: value > median * factor (p99_factor),  value > median + noise_k * MAD
  *                      and value > median + latency_floor_ns
  * GOOD when every judged metric with a ready baseline is inside its margin, INCONCLUSIVE when
@@ -40,21 +39,6 @@
  * within 4 and a slow drift of -1% per run before half the speed is gone. Above u = 0.6 runs
  * are not judged: a fault on a saturated device is found at the next quieter run, or by peer
  * comparison, which does not depend on the load (all members share it).
- *
- * `below` is what the layer under the volume did at the same moment: the members probed in the
- * same round, each as the ratio of its run to its own baseline (common_mode_reference()). The
- * noise allowance stands for what the host and the device do from run to run; the members,
- * measured beside the volume, say directly whether the host was slow just then, so where they
- * were probed they replace it. Members at their normal (below ~ 1) leave the margin alone as the
- * line, members at 40% of theirs move it to 20%, at 180% to 90%: a volume at less than half of
- * what its own members did, each against its normal, is slower itself (a throttled or
- * misconfigured array, a layer's cost), and a volume as slow as its members is the host's. The
- * allowance cannot tell the two on a busy host: with healthy runs spread over 3x (a TCG guest
- * beside another VM, measured in bench/README.md), 3 MADs exceed the median and no throughput, 0
- * included, crosses it; and a host slow for a while gives runs past it (test-detector models both:
- * 20000 rounds of a host whose speed spreads over 3x, a throttle to 30% found in K runs only with
- * the members, no verdict from either with them). Latency keeps its allowance: its line only moves
- * up with the noise, it is never switched off.
  *
  * The verdict names the layer: the caller passes the member that peer comparison found slow
  * (peers.h), and the event says "member sdc is the slow one" instead of blaming the volume.
@@ -165,20 +149,18 @@ void detector_init(Detector *d);
 /* True while a verdict or a bad streak stands (the baseline must not learn then). */
 bool detector_is_suspect(const Detector *d) _pure_;
 
-/* Judge one run: s against b, with below (NULL, or per metric the ratio of the members probed in
- * the same round to their baselines, NAN unknown; see above), the device's foreground
- * utilization (0..1, NAN unknown: idle) and the member peers found slow (NULL/"" none).
- * probe_failed: the run had I/O errors or stalled, which counts as BAD whatever the figures say.
- * Returns the run's classification, and 1 with *ret_event filled when the state changed to DEGRADED
- * or back to OK (RECOVERED), 0 otherwise; -EINVAL for NULL arguments. */
+/* Judge one run: s against b, with the device's foreground utilization (0..1, NAN unknown: idle)
+ * and the member peers found slow (NULL/"" none). probe_failed: the run had I/O errors or
+ * stalled, which counts as BAD whatever the figures say. Returns the run's classification, and
+ * 1 with *ret_event filled when the state changed to DEGRADED or back to OK (RECOVERED), 0
+ * otherwise; -EINVAL for NULL arguments. */
 int detector_feed(Detector *d, const DetectorConfig *c, const Baseline *b, const BaselineSample *s,
-                  const BaselineSample *below, double foreground_utilization, bool probe_failed,
-                  const char *slow_member, usec_t now_usec, DetectorEvent *ret_event);
+                  double foreground_utilization, bool probe_failed, const char *slow_member,
+                  usec_t now_usec, DetectorEvent *ret_event);
 
 /* Classify one run without state (what detector_feed() does first). ret_worst may be NULL. */
 DetectorRun detector_classify(const DetectorConfig *c, const Baseline *b, const BaselineSample *s,
-                              const BaselineSample *below, double foreground_utilization,
-                              DetectorFinding *ret_worst);
+                              double foreground_utilization, DetectorFinding *ret_worst);
 
 /* One line for the journal, e.g. "sequential read throughput at 31% of baseline (41.0 MB/s vs
  * 132.5 MB/s) for 2 runs; member sdc is the slow one" (no volume name, no newline). Returns buf,

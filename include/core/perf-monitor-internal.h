@@ -22,7 +22,6 @@ typedef struct PerfVolume {
         uint64_t shared_runs, starved_runs;
         char pending_profile[32];
         BaselineSample pending_sample;
-        BaselineSample pending_below; /* its members this round (detector_feed()'s below) */
         usec_t pending_start_usec;
         double pending_fg_share; /* foreign share of the device's I/O during the probe; NAN */
         /* the last judged run */

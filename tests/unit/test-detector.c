@@ -13,7 +13,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/common-mode.h"
 #include "analysis/detector.h"
 #include "tap.h"
 #include "test-rng.h"
@@ -90,7 +89,7 @@ static int sim_step(Sim *s, const Device *d, bool idle_only, const Fault *f, dou
         DetectorEvent e;
         int r;
 
-        r = detector_feed(&s->det, &s->cfg, &s->b, &x, NULL, u, false, slow_member, s->i, &e);
+        r = detector_feed(&s->det, &s->cfg, &s->b, &x, u, false, slow_member, s->i, &e);
         if (r > 0) {
                 s->last = e;
                 if (e.type == DETECTOR_EVENT_DEGRADED)
@@ -223,13 +222,12 @@ static void test_outliers_and_inconclusive(void) {
 
         /* A saturated run neither starts nor breaks a streak. */
         x = run(&s.rng, &ssd, 0.1, &outlier, 1);
-        is_int(detector_feed(&s.det, &s.cfg, &s.b, &x, NULL, 0.1, false, NULL, 0, &e), 0, "bad 1");
+        is_int(detector_feed(&s.det, &s.cfg, &s.b, &x, 0.1, false, NULL, 0, &e), 0, "bad 1");
         is_int(s.det.state, DETECTOR_SUSPECT, "suspect after one bad run");
-        is_int(detector_feed(&s.det, &s.cfg, &s.b, &x, NULL, 0.9, false, NULL, 0, &e), 0,
-               "saturated");
+        is_int(detector_feed(&s.det, &s.cfg, &s.b, &x, 0.9, false, NULL, 0, &e), 0, "saturated");
         is_int(s.det.last_run, DETECTOR_RUN_INCONCLUSIVE, "saturated run inconclusive");
         is_int(s.det.bad_streak, 1, "streak kept");
-        is_int(detector_feed(&s.det, &s.cfg, &s.b, &x, NULL, 0.1, false, NULL, 0, &e), 1, "bad 2");
+        is_int(detector_feed(&s.det, &s.cfg, &s.b, &x, 0.1, false, NULL, 0, &e), 1, "bad 2");
 
         /* No baseline: inconclusive, never a verdict. */
         Baseline empty;
@@ -238,132 +236,14 @@ static void test_outliers_and_inconclusive(void) {
         baseline_init(&empty, "x", NULL, 0, 0);
         detector_init(&d);
         for (int i = 0; i < 10; i++)
-                is_int(detector_feed(&d, &s.cfg, &empty, &x, NULL, 0, false, NULL, 0, &e), 0,
+                is_int(detector_feed(&d, &s.cfg, &empty, &x, 0, false, NULL, 0, &e), 0,
                        "no baseline %d", i);
         is_int(d.state, DETECTOR_LEARNING, "still learning");
         /* Probe failures count as bad even without figures. */
-        is_int(detector_feed(&d, &s.cfg, &empty, &x, NULL, 0, true, NULL, 5, &e), 0, "failed 1");
-        is_int(detector_feed(&d, &s.cfg, &empty, &x, NULL, 0, true, NULL, 6, &e), 1, "failed 2");
+        is_int(detector_feed(&d, &s.cfg, &empty, &x, 0, true, NULL, 5, &e), 0, "failed 1");
+        is_int(detector_feed(&d, &s.cfg, &empty, &x, 0, true, NULL, 6, &e), 1, "failed 2");
         is_int(e.finding.metric, _BASELINE_METRIC_INVALID, "no metric for a failed probe");
         is_u64(e.since_usec, 5, "since the first failed run");
-}
-
-/* A busy host (issue 26): every probe of a round runs at the host's speed of the moment, a
- * lognormal factor of sigma 0.5 (healthy runs spread over 3x, as on a TCG guest beside another
- * VM), times the probe's own noise (sigma 0.1). The three members are probed in the same round
- * but not at the same instant (another sigma 0.15 apart) and learn their own baselines as the
- * volume does; `below` is what the manager passes: common_mode_reference() of their runs
- * relative to their baselines' medians. */
-typedef struct BusyHost {
-        Rng rng;
-        Baseline b, mb[3];
-        Detector det;
-        DetectorConfig cfg;
-        unsigned verdicts;
-} BusyHost;
-
-static void busy_members(BusyHost *h, double host, BaselineSample *below) {
-        BaselineSample x[ELEMENTSOF(h->mb)];
-        double r[ELEMENTSOF(h->mb)];
-
-        for (size_t i = 0; i < ELEMENTSOF(h->mb); i++) {
-                double f = host * lognormal(&h->rng, 0.15);
-
-                baseline_sample_init(&x[i]);
-                x[i].v[BASELINE_SEQ_BYTES_PER_SEC] = 500e6 * f * lognormal(&h->rng, 0.1);
-                x[i].v[BASELINE_RAND_IOPS] = 4000 * f * lognormal(&h->rng, 0.1);
-        }
-        baseline_sample_init(below);
-        for (BaselineMetric k = BASELINE_SEQ_BYTES_PER_SEC; k <= BASELINE_RAND_IOPS; k++) {
-                for (size_t i = 0; i < ELEMENTSOF(h->mb); i++) {
-                        BaselineStat st;
-
-                        baseline_get_stat(&h->mb[i], k, h->cfg.min_samples, &st);
-                        r[i] = st.ready ? x[i].v[k] / st.median : NAN;
-                }
-                below->v[k] = common_mode_reference(r, ELEMENTSOF(r));
-        }
-        for (size_t i = 0; i < ELEMENTSOF(h->mb); i++)
-                (void) baseline_learn(&h->mb[i], &x[i], h->cfg.guard, h->cfg.min_samples, 0);
-}
-
-static int busy_round(BusyHost *h, double volume_factor, double host_override, bool use_below) {
-        double host = host_override > 0 ? host_override : lognormal(&h->rng, 0.5);
-        BaselineSample x, below;
-        BaselineConditions c = {};
-        DetectorEvent e;
-        int r;
-
-        baseline_sample_init(&x);
-        x.v[BASELINE_SEQ_BYTES_PER_SEC] = 500e6 * volume_factor * host * lognormal(&h->rng, 0.1);
-        x.v[BASELINE_RAND_IOPS] = 4000 * volume_factor * host * lognormal(&h->rng, 0.1);
-        busy_members(h, host, &below);
-        r = detector_feed(&h->det, &h->cfg, &h->b, &x, use_below ? &below : NULL, 0.1, false, NULL,
-                          0, &e);
-        if (r > 0 && e.type == DETECTOR_EVENT_DEGRADED)
-                h->verdicts++;
-        c.verdict_standing = detector_is_suspect(&h->det);
-        if (baseline_gate(&c, BASELINE_IDLE_UTILIZATION_DEFAULT) == BASELINE_GATE_OPEN)
-                (void) baseline_learn(&h->b, &x, h->cfg.guard, h->cfg.min_samples, 0);
-        return r > 0 && e.type == DETECTOR_EVENT_DEGRADED;
-}
-
-static void busy_init(BusyHost *h, uint64_t seed) {
-        memset(h, 0, sizeof(*h));
-        h->rng.s = seed;
-        h->cfg = DETECTOR_CONFIG_DEFAULT;
-        baseline_init(&h->b, "serial:B", "md0", 0, 0);
-        for (size_t i = 0; i < ELEMENTSOF(h->mb); i++)
-                baseline_init(&h->mb[i], "serial:M", "dm", 0, 0);
-        detector_init(&h->det);
-}
-
-static void test_busy_host_members(void) {
-        BusyHost h;
-        BaselineStat st;
-        unsigned k;
-
-        /* 20000 healthy rounds judged with the members: no verdict */
-        busy_init(&h, 31);
-        for (int i = 0; i < 20000; i++)
-                (void) busy_round(&h, 1, 0, true);
-        is_int(h.verdicts, 0, "busy host, members as reference: no verdict in 20000 rounds");
-        baseline_get_stat(&h.b, BASELINE_SEQ_BYTES_PER_SEC, h.cfg.min_samples, &st);
-        tap_diag("busy host: sequential median %.0f MB/s, 3 MAD %.0f MB/s", st.median / 1e6,
-                 3 * st.mad / 1e6);
-        ok(3 * st.mad > 0.5 * st.median, "the noise allowance is past the 50%% line");
-        busy_init(&h, 31);
-        for (int i = 0; i < 20000; i++)
-                (void) busy_round(&h, 1, 0, false);
-        tap_diag("busy host, the noise allowance alone: %u verdicts in 20000 rounds", h.verdicts);
-
-        for (uint64_t seed = 1; seed <= 5; seed++) {
-                /* the volume throttled to 30%, its members not: found in K = 2 rounds */
-                busy_init(&h, seed);
-                for (int i = 0; i < 300; i++)
-                        (void) busy_round(&h, 1, 0, true);
-                is_int(h.verdicts, 0, "seed %d: healthy phase quiet", (int) seed);
-                for (k = 1; k <= 10 && !busy_round(&h, 0.3, 0, true); k++)
-                        ;
-                is_int(k, 2, "seed %d: throttled volume found in 2 rounds beside its members",
-                       (int) seed);
-                /* the noise allowance alone: not within 10 */
-                busy_init(&h, seed);
-                for (int i = 0; i < 300; i++)
-                        (void) busy_round(&h, 1, 0, false);
-                for (k = 1; k <= 10 && !busy_round(&h, 0.3, 0, false); k++)
-                        ;
-                tap_diag("seed %d: without the members: %s", (int) seed,
-                         k > 10 ? "not found in 10 rounds" : "found");
-                /* the host slowed to 25% for 20 rounds, members alike: no verdict */
-                busy_init(&h, seed);
-                for (int i = 0; i < 300; i++)
-                        (void) busy_round(&h, 1, 0, true);
-                for (int i = 0; i < 20; i++)
-                        (void) busy_round(&h, 1, 0.25, true);
-                is_int(h.verdicts, 0, "seed %d: host at 25%% with its members: no verdict",
-                       (int) seed);
-        }
 }
 
 static void test_config(void) {
@@ -407,7 +287,6 @@ int main(void) {
         test_faults(&ssd);
         test_recovery_and_culprit();
         test_outliers_and_inconclusive();
-        test_busy_host_members();
         test_config();
         return tap_done();
 }

@@ -299,64 +299,6 @@ static void test_array_alike(void) {
            "the verdict says its 4 members slowed alike");
 }
 
-/* One round on a host running at speed `host` (every probe's throughput x host, latency /
- * host), the array's throughput alone also x array (a limit on the array, latency unchanged). */
-static int round_host(PerfMonitor *pm, Inventory *inv, const char *const *m, size_t n, double host,
-                      double array, bool with_members, unsigned i) {
-        BaselineSample s;
-
-        for (size_t k = 0; with_members && k < n; k++) {
-                double p50 = (0.8 + 0.05 * ((i + k) % 3)) / host;
-
-                perf_sample_from_probe(150e6 * host, 1e3 / p50, p50 * 1e6, p50 * 3e6, p50 * 6e6,
-                                       2000, &s);
-                (void) perf_monitor_feed_probe(pm, inventory_get(inv, m[k]), &s, false, 0, "quick");
-        }
-        perf_sample_from_probe(400e6 * host * array, 1e3 * host * array, 0.8e6 / host, 2.4e6 / host,
-                               4.8e6 / host, 2000, &s);
-        (void) perf_monitor_feed_probe(pm, inventory_get(inv, "md1"), &s, false, 0, "quick");
-        return end_round(pm, inv, i);
-}
-
-/* The array alone throttled to 30% on a host whose speed spreads over 4x from round to round
- * (issue 26): the noise allowance of its own baseline is past the 50% line, so only its members,
- * probed in the same rounds, show that the array is slower than what is under it. Healthy rounds
- * give no verdict either way; the host slow for a while with the members is no verdict. */
-static void test_array_throttled_alone(void) {
-        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
-        const char *m[] = { "vdc", "vdd", "vde", "vdf" };
-        const double host[] = { 1, 0.45, 1.8, 0.7, 1.3, 0.5, 1.6, 0.9 };
-
-        for (int with = 0; with <= 1; with++) {
-                _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
-                unsigned i, k, found = 0;
-                Log log = {};
-
-                ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
-                for (i = 0; i < 32; i++)
-                        (void) round_host(pm, inv, m, 4, host[i % ELEMENTSOF(host)], 1, with, i);
-                for (k = 0; k < 4; k++)
-                        (void) round_host(pm, inv, m, 4, 0.4, 1, with, i++);
-                is_int(log.n[PERF_EVENT_DEGRADED], 0,
-                       "%s: healthy, host at 40%% for 4 rounds: quiet", with ? "members" : "alone");
-                for (k = 1; k <= 4 && !found; k++) {
-                        (void) round_host(pm, inv, m, 4, host[k % ELEMENTSOF(host)], 0.3, with,
-                                          i++);
-                        found = log.arrays[PERF_EVENT_DEGRADED] > 0 ? k : 0;
-                }
-                if (!with) {
-                        tap_diag("md1 probed alone: throttle %s", found ? "found" : "not found");
-                        continue;
-                }
-                is_int(found, 2, "md1 throttled to 30%%, its members not: found in 2 rounds");
-                ok(strstr(log.last_array_message, "throughput") ||
-                           strstr(log.last_array_message, "IOPS"),
-                   "on its throughput: %s", log.last_array_message);
-                is_int(log.n[PERF_EVENT_MEMBER_SLOW], 0, "no member blamed");
-                is_str(log.last_member, "", "naming no member");
-        }
-}
-
 static void test_no_learning_in_recovery(void) {
         _cleanup_(inventory_freep) Inventory *inv = scan("md-raid1-recover");
         _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
@@ -693,7 +635,6 @@ int main(void) {
         test_raid1_own_baseline();
         test_shared_and_starved();
         test_array_alike();
-        test_array_throttled_alone();
         test_no_learning_in_recovery();
         test_identity_member_replaced();
         test_persist_and_report();

@@ -3,8 +3,7 @@
 # +20 ms member): storpulsed over a RAID1 of three dm-delay members, [Detection] accelerated
 # (MinSamples=4, StatisticsInterval=1s, RebuildSustain=5s, RebuildMaxETA=20s, LatencyFloor=500us
 # for a virtual disk whose reads take 0.3 ms), one
-# `storpulsectl probe --profile bench md0` per round (Members=yes: md0 and its three members, so
-# md0 is judged against what its members did in the same round, which a busy host shares).
+# `storpulsectl probe --profile bench md0` per round.
 #   0. members probed whatever their kind (issue 26): with Name=md0 selecting only the array, a
 #      profile with Members=yes probes md0 and its three dm-delay members in the same run, both
 #      from the selection (`storpulsectl probe --profile members`) and by name (... md0); the
@@ -17,7 +16,7 @@
 #      normal), for BENCH_BPS_ROUNDS rounds (default 0: the bench runs it; on a TCG host the
 #      healthy sequential figures spread too widely for it, see bench/detection), reported
 #      not enforced; then rbps and riops = 0.3 x baseline: want `md0: performance degraded`
-#      (layer: volume, no member blamed: the members are not throttled) within 2 rounds, in the journal with MESSAGE_ID, STORPULSE_VOLUME=md0
+#      (layer: volume) within 2 rounds, in the journal with MESSAGE_ID, STORPULSE_VOLUME=md0
 #      and STORPULSE_LAYER=volume. A 64 MiB sequential phase so the throttle's first slice
 #      does not hide it.
 #   3. member failed: mdadm --fail of the third member: member-failed naming md0 and that
@@ -46,7 +45,6 @@ SequentialBlockSize=256K
 RandomDuration=0.3s
 RandomDeepQueueDepth=0
 Timeout=30s
-Members=yes
 [Profile members]
 SequentialBytes=1M
 SequentialBlockSize=256K
