@@ -52,9 +52,13 @@ standing() {
         curl -sf http://127.0.0.1:19977/metrics |
                 grep -qE "^storpulse_performance_state\{volume=\"$1\",state=\"degraded\"\} 1$"
 }
+round_failures=0
 round() {
-        timeout 120 "$STORPULSECTL" probe --profile bench md0 "${dm[@]}" >/dev/null 2>&1 ||
-                echo "round: probe exit $?"
+        timeout 120 "$STORPULSECTL" probe --profile bench md0 "${dm[@]}" >"$SCRATCH/round.out" 2>&1 &&
+                return
+        echo "round: probe exit $?"
+        ((++round_failures <= 2)) && cat "$SCRATCH/round.out" && tail -n 8 "$SCRATCH/daemon.log"
+        return 0
 }
 log "healthy phase: $HEALTHY rounds$( ((FIO)) && echo ", fio foreground load of varying intensity on md0")"
 t_healthy=$SECONDS t_healthy_start=@$(date +%s)

@@ -8,8 +8,10 @@
 #      profile with Members=yes probes md0 and its three dm-delay members in the same run, both
 #      from the selection (`storpulsectl probe --profile members`) and by name (... md0); the
 #      disks below them are not probed in their place.
-#   1. healthy: BENCH_FAULTS_HEALTHY rounds (default 6), false alarms counted (none allowed from the
-#      peer rule; own-baseline verdicts of a TCG guest are counted, see perf-fail-slow).
+#   1. healthy: BENCH_FAULTS_HEALTHY rounds (default 12: with MinSamples=4 the baseline's spread
+#      is that of its first few runs; beside another VM 6 runs once spread over 3x), false alarms
+#      counted (none allowed from the peer rule; own-baseline verdicts of a TCG guest are
+#      counted, see perf-fail-slow).
 #   2. md0 throttled to 30 %: the daemon (and so its probe helpers) in a cgroup v2 whose
 #      io.max on md0 (blk-throttle, the kernel's own limit) is first rbps = 0.3 x the learned
 #      sequential throughput alone (no IOPS limit: the QD1 random phase and its p99 stay
@@ -30,7 +32,7 @@
 # shellcheck disable=SC2016
 source ../lib.sh
 source ./perf-common.sh
-HEALTHY=${BENCH_FAULTS_HEALTHY:-6}
+HEALTHY=${BENCH_FAULTS_HEALTHY:-12}
 BPS_ROUNDS=${BENCH_BPS_ROUNDS:-0}
 perf_raid1_of_delays
 perf_journal
