@@ -183,23 +183,19 @@ void baseline_median_mad(const double *v, size_t n, double *ret_median, double *
 }
 
 void baseline_ring_stat(const BaselineRing *r, unsigned min_samples, BaselineStat *ret) {
-        double v[BASELINE_WINDOW_MAX] = {}, lg[BASELINE_WINDOW_MAX] = {}, lg_median;
-        unsigned n = MIN(r->n, BASELINE_WINDOW_MAX), k = 0;
+        double v[BASELINE_WINDOW_MAX];
+        unsigned n = MIN(r->n, BASELINE_WINDOW_MAX);
 
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < n; i++)
                 v[i] = r->v[(r->first + i) % BASELINE_WINDOW_MAX];
-                if (v[i] > 0 && isfinite(v[i]))
-                        lg[k++] = log(v[i]);
-        }
         *ret = (BaselineStat){ .n = n, .ready = n > 0 && n >= min_samples };
         baseline_median_mad(v, n, &ret->median, &ret->mad);
-        baseline_median_mad(lg, k, &lg_median, &ret->mad_log);
 }
 
 void baseline_get_stat(const Baseline *b, BaselineMetric m, unsigned min_samples,
                        BaselineStat *ret) {
         if (m < 0 || m >= _BASELINE_METRIC_MAX) {
-                *ret = (BaselineStat){ .median = NAN, .mad = NAN, .mad_log = NAN };
+                *ret = (BaselineStat){ .median = NAN, .mad = NAN };
                 return;
         }
         baseline_ring_stat(&b->ring[m], min_samples, ret);

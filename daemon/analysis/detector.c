@@ -120,8 +120,7 @@ DetectorRun detector_classify(const DetectorConfig *c, const Baseline *b, const 
                         if (!(ref > 0) || !isfinite(ref))
                                 continue;
                         if (baseline_metric_higher_is_better(m))
-                                is_bad = v < ref * (1 - thr) &&
-                                         v < ref * exp(-c->noise_k * st.mad_log);
+                                is_bad = v < ref * (1 - thr) && v < ref - c->noise_k * st.mad;
                         else
                                 is_bad = v > ref * fac && v > ref + c->noise_k * st.mad &&
                                          v > ref + c->latency_floor_ns;

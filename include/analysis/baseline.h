@@ -101,12 +101,10 @@ typedef struct Baseline {
 
 /* Robust summary of one metric. */
 typedef struct BaselineStat {
-        bool ready;     /* n >= min_samples */
-        unsigned n;     /* values in the ring */
-        double median;  /* NAN when n == 0 */
-        double mad;     /* scaled MAD; NAN when n == 0 */
-        double mad_log; /* scaled MAD of ln(value) over the positive values (the spread of
-                         * multiplicative noise: 0.1 is about +-10%); NAN when there are none */
+        bool ready;    /* n >= min_samples */
+        unsigned n;    /* values in the ring */
+        double median; /* NAN when n == 0 */
+        double mad;    /* scaled MAD; NAN when n == 0 */
 } BaselineStat;
 
 /* Why a run may or may not teach the baseline, in order of precedence. */
@@ -166,7 +164,7 @@ void baseline_set_window(Baseline *b, unsigned window);
 /* Append one value to a ring (dropping the oldest when n reaches window). */
 void baseline_ring_push(BaselineRing *r, unsigned window, double v);
 
-/* Median, scaled MAD and scaled MAD of the logs of a ring; ready when n >= min_samples. */
+/* Median and scaled MAD of a ring; ready when n >= min_samples. */
 void baseline_ring_stat(const BaselineRing *r, unsigned min_samples, BaselineStat *ret);
 
 /* Summary of metric m of b. */
