@@ -3,7 +3,8 @@
 #   perf_raid1_of_delays: md0, a RAID1 of three dm-delay devices m1..m3 (delay 0) over virtio
 #     disks 1..3; their kernel names in dm[]; DAEMON is the storpulsed beside $STORPULSECTL.
 #   perf_start_daemon [ARGS...]: storpulsed -c $SCRATCH/sp.conf ARGS..., its log in
-#     $SCRATCH/daemon.log, pid in dpid, STORPULSE_SOCKET exported once the socket is there.
+#     $SCRATCH/daemon.log, pid in dpid, STORPULSE_SOCKET exported once the socket is there;
+#     $SCRATCH/rounds.log (where scenarios collect their rounds' output) emptied first.
 #   events TYPE: how many TYPE events the daemon logged.
 #   perf_journal: a journald for a script-mode guest (systemd-journald started by hand; it needs
 #     the cgroup2 mount guest-init makes), proven to work by an entry written and read back,
@@ -40,6 +41,8 @@ perf_raid1_of_delays() {
 }
 
 perf_start_daemon() {
+        # $SCRATCH is shared by the scenarios of one boot: a scenario's rounds.log is its own
+        : >"$SCRATCH/rounds.log"
         "$DAEMON" -c "$SCRATCH/sp.conf" "$@" --runtime-dir "$SCRATCH/run" \
                 --state-dir "$SCRATCH/state" >"$SCRATCH/daemon.log" 2>&1 &
         dpid=$!

@@ -56,8 +56,6 @@ StatisticsInterval=1s
 LatencyFloor=500us
 CONF
 perf_start_daemon
-# this scenario's runs only: $SCRATCH is shared by the scenarios of one boot
-: >"$SCRATCH/rounds.log"
 round() {
         timeout 180 "$STORPULSECTL" probe --json --profile wbench md0 >"$SCRATCH/round.json" 2>&1 ||
                 echo "round: probe exit $?"
