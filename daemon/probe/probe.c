@@ -131,6 +131,26 @@ double probe_phase_iops(const ProbePhaseResult *r) {
         return (double) r->ios * (double) NSEC_PER_SEC / (double) r->elapsed_ns;
 }
 
+double probe_phase_steady_iops(const ProbePhaseResult *r) {
+        nsec_t p50;
+
+        if (!r->ran || r->ios == 0 || r->latency.count == 0)
+                return 0;
+        p50 = latency_histogram_percentile(&r->latency, 50);
+        if (p50 == 0)
+                return 0;
+        return (double) MIN((uint64_t) MAX(r->queue_depth, 1U), r->ios) * (double) NSEC_PER_SEC /
+               (double) p50;
+}
+
+double probe_phase_steady_bytes_per_second(const ProbePhaseResult *r) {
+        double iops = probe_phase_steady_iops(r);
+
+        if (!(iops > 0))
+                return 0;
+        return iops * (double) r->bytes / (double) r->ios;
+}
+
 /* splitmix64: tiny, fast, full-period; offsets only need to be uniform, not secret. */
 static uint64_t rng_next(uint64_t *state) {
         uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));

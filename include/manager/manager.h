@@ -50,6 +50,8 @@ typedef struct ManagerProbePhaseSummary {
         bool ran;
         double bytes_per_second;
         double iops;
+        /* what baselines learn and verdicts judge: probe_phase_steady_*(); 0 unknown */
+        double steady_bytes_per_second, steady_iops;
         nsec_t p50_ns, p99_ns, max_ns; /* read latency */
         uint64_t errors;
 } ManagerProbePhaseSummary;

@@ -190,3 +190,13 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
 /* Rates of a phase; 0 when it did not run or took no time. */
 double probe_phase_bytes_per_second(const ProbePhaseResult *r) _pure_;
 double probe_phase_iops(const ProbePhaseResult *r) _pure_;
+
+/* The steady rates of a phase, what baselines learn and verdicts judge (0 as above, or when no
+ * read completed): Little's law over the median latency instead of the phase's wall time,
+ *   steady IOPS = min(queue depth, I/Os) / p50 latency,  steady bytes/s = that x mean I/O size.
+ * A rate over the wall time counts every moment the probing thread or the emulator was not
+ * scheduled: one 100 ms stall in a 4 ms sequential phase reads as 4% of the device's speed, two
+ * of them in two runs as a verdict. The median latency moves only when most I/Os got slower,
+ * which is what a throttled, rebuilding or failing device does, every read alike. */
+double probe_phase_steady_bytes_per_second(const ProbePhaseResult *r) _pure_;
+double probe_phase_steady_iops(const ProbePhaseResult *r) _pure_;

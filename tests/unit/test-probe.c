@@ -172,6 +172,59 @@ static void test_random_duration_and_deep(void) {
         is_u64(res.elapsed_ns, 2 * NSEC_PER_SEC, "duration: whole probe 2 s");
 }
 
+/* The steady rates follow the reads, not the phase's wall time: one stalled read (the thread or
+ * the emulator not scheduled for 100 ms) leaves them where they were while the rate over the
+ * wall time falls to a fraction; every read 3x slower (a throttle) moves them by 3x. */
+static void steady_case(nsec_t normal, nsec_t stall, unsigned every, const ProbeParams *p,
+                        ProbePhase ph, ProbePhaseResult *ret) {
+        static nsec_t lat[64];
+        ProbeScript s = { .latencies_ns = lat, .n_latencies = ELEMENTSOF(lat) };
+        static ProbeResult res;
+
+        for (unsigned i = 0; i < ELEMENTSOF(lat); i++)
+                lat[i] = every > 0 && i % every == every - 1 ? stall : normal;
+        is_int(run(&s, 1024 * MiB, 512, p, &res, NULL), 0, "steady: probe runs");
+        *ret = res.phases[ph];
+}
+
+static void test_steady_rates(void) {
+        ProbeParams seq = only_seq(64 * MiB, 1 * MiB, 4), rnd = only_rand(4096, 1, 1000);
+        ProbePhaseResult calm, stalled, slow;
+
+        steady_case(1 * MS, 0, 0, &seq, PROBE_PHASE_SEQUENTIAL, &calm);
+        steady_case(1 * MS, 100 * MS, 64, &seq, PROBE_PHASE_SEQUENTIAL, &stalled);
+        steady_case(3 * MS, 0, 0, &seq, PROBE_PHASE_SEQUENTIAL, &slow);
+        is_double(probe_phase_steady_bytes_per_second(&calm), 4.0 * MiB / 0.001, 4.0 * MiB * 8,
+                  "steady seq: 4 x 1 MiB in flight / 1 ms");
+        ok(probe_phase_bytes_per_second(&stalled) < 0.25 * probe_phase_bytes_per_second(&calm),
+           "steady seq: one 100 ms stall takes the wall-time rate below 25%% (%.0f of %.0f)",
+           probe_phase_bytes_per_second(&stalled), probe_phase_bytes_per_second(&calm));
+        /* within the histogram's resolution (a bucket's midpoint, 0.78%) */
+        is_double(probe_phase_steady_bytes_per_second(&stalled),
+                  probe_phase_steady_bytes_per_second(&calm),
+                  probe_phase_steady_bytes_per_second(&calm) * 0.008,
+                  "steady seq: the stall does not move the steady rate");
+        is_double(probe_phase_steady_bytes_per_second(&slow) * 3,
+                  probe_phase_steady_bytes_per_second(&calm),
+                  probe_phase_steady_bytes_per_second(&calm) * 0.01,
+                  "steady seq: every read 3x slower is a third of the rate");
+
+        steady_case(100 * US, 0, 0, &rnd, PROBE_PHASE_RANDOM, &calm);
+        steady_case(100 * US, 50 * MS, 64, &rnd, PROBE_PHASE_RANDOM, &stalled);
+        steady_case(300 * US, 0, 0, &rnd, PROBE_PHASE_RANDOM, &slow);
+        is_double(probe_phase_steady_iops(&calm), 10000, 10000 * 0.008, "steady rand: 1 / p50");
+        ok(probe_phase_iops(&stalled) < 0.2 * probe_phase_iops(&calm),
+           "steady rand: 15 stalls of 50 ms in 1000 reads: wall-time IOPS below 20%% (%.0f)",
+           probe_phase_iops(&stalled));
+        is_double(probe_phase_steady_iops(&stalled), probe_phase_steady_iops(&calm),
+                  probe_phase_steady_iops(&calm) * 0.008,
+                  "steady rand: the stalls do not move the steady IOPS");
+        is_double(probe_phase_steady_iops(&slow) * 3, probe_phase_steady_iops(&calm),
+                  probe_phase_steady_iops(&calm) * 0.01, "steady rand: 3x latency, a third");
+        calm.ran = false;
+        is_double(probe_phase_steady_iops(&calm), 0, 0, "steady: a phase that did not run: 0");
+}
+
 static void test_fault_completion_eio(void) {
         static const nsec_t lat[] = { 1 * MS };
         static const ProbeFault f[] = {
@@ -520,6 +573,7 @@ int main(void) {
         test_sequential_start_is_random();
         test_random_qd1_exact();
         test_random_duration_and_deep();
+        test_steady_rates();
         test_fault_completion_eio();
         test_fault_submit_eio();
         test_transient_retried();
