@@ -139,8 +139,8 @@ function bar(pct, label) {
                      "aria-label": label }, fill);
 }
 
-// The charts of one volume: sequential throughput, random IOPS, random p99 latency. A rate is
-// drawn as the steady figure the baseline holds (steady_*), the raw one where a run has none.
+// The charts of one volume: sequential throughput, random IOPS, random p99 latency, each drawn as
+// the steady figure the baseline holds (steady_*), the run's own where it has none.
 function volumeCharts(name, h) {
   const samples = (h.samples || []).filter((s) => s.phases);
   const base = h.baseline || {};

@@ -64,6 +64,8 @@ void manager_report_sample(const ManagerProbeSample *s, ReportSample *ret) {
                         .iops = s->phases[p].iops,
                         .steady_bytes_per_second = s->phases[p].steady_bytes_per_second,
                         .steady_iops = s->phases[p].steady_iops,
+                        .steady_p50_ns = s->phases[p].steady_p50_ns,
+                        .steady_p99_ns = s->phases[p].steady_p99_ns,
                         .p50_ns = s->phases[p].p50_ns,
                         .p99_ns = s->phases[p].p99_ns,
                         .max_ns = s->phases[p].max_ns,

@@ -193,8 +193,8 @@ static void add_write(const ManagerProbeSample *s, BaselineSample *x) {
 
         perf_sample_add_write(x, ws->ran ? ws->steady_bytes_per_second : NAN,
                               wr->ran ? wr->steady_iops : NAN,
-                              wr->ran ? (double) wr->p99_ns : NAN,
-                              sy->ran ? (double) sy->p99_ns : NAN);
+                              wr->ran ? (double) wr->steady_p99_ns : NAN,
+                              sy->ran ? (double) sy->steady_p99_ns : NAN);
 }
 
 static void pick_up_results(ManagerPerf *p) {
@@ -222,8 +222,8 @@ static void pick_up_results(ManagerPerf *p) {
                 rnd = &s->phases[PROBE_PHASE_RANDOM];
                 perf_sample_from_probe(seq->ran ? seq->steady_bytes_per_second : NAN,
                                        rnd->ran ? rnd->steady_iops : NAN,
-                                       rnd->ran ? (double) rnd->p50_ns : NAN,
-                                       rnd->ran ? (double) rnd->p99_ns : NAN,
+                                       rnd->ran ? (double) rnd->steady_p50_ns : NAN,
+                                       rnd->ran ? (double) rnd->steady_p99_ns : NAN,
                                        rnd->ran ? (double) rnd->max_ns : NAN,
                                        seen->n_probes > 0 && r->cpu_usec >= seen->cpu_usec
                                                ? (double) (r->cpu_usec - seen->cpu_usec)

@@ -47,6 +47,10 @@ int api_sample_json(const ReportSample *s, json_object **ret) {
                                                                     : NAN) < 0 ||
                     json_add_number(j, "steady_iops", ph->steady_iops > 0 ? ph->steady_iops : NAN) <
                             0 ||
+                    json_add_number(j, "steady_latency_p50_seconds",
+                                    ph->steady_p50_ns > 0 ? ph->steady_p50_ns / 1e9 : NAN) < 0 ||
+                    json_add_number(j, "steady_latency_p99_seconds",
+                                    ph->steady_p99_ns > 0 ? ph->steady_p99_ns / 1e9 : NAN) < 0 ||
                     json_add_number(j, "latency_p50_seconds", ph->p50_ns / 1e9) < 0 ||
                     json_add_number(j, "latency_p99_seconds", ph->p99_ns / 1e9) < 0 ||
                     json_add_number(j, "latency_max_seconds", ph->max_ns / 1e9) < 0 ||

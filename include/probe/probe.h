@@ -145,6 +145,13 @@ typedef struct ProbePhaseResult {
         uint64_t retries;     /* -EAGAIN/-EINTR resubmits and getevents retries */
         nsec_t elapsed_ns;    /* first submit to last reap */
         LatencyHistogram latency;
+        /* The steady figures, what baselines learn and verdicts judge: each the better of the
+         * phase's two halves (by reads, or by time for a phase of a duration). A host that did
+         * not schedule the probe or the emulator for 100 ms, in a phase of 50 ms, takes the
+         * phase's rate to a third and its tail to 100 ms, in one half; a throttled, rebuilding
+         * or failing device is slow in both. 0 when a half saw no read: then the phase's own. */
+        double steady_bytes_per_second, steady_iops;
+        nsec_t steady_p50_ns, steady_p99_ns;
 } ProbePhaseResult;
 
 typedef struct ProbeResult {
@@ -190,13 +197,3 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
 /* Rates of a phase; 0 when it did not run or took no time. */
 double probe_phase_bytes_per_second(const ProbePhaseResult *r) _pure_;
 double probe_phase_iops(const ProbePhaseResult *r) _pure_;
-
-/* The steady rates of a phase, what baselines learn and verdicts judge (0 as above, or when no
- * read completed): Little's law over the median latency instead of the phase's wall time,
- *   steady IOPS = min(queue depth, I/Os) / p50 latency,  steady bytes/s = that x mean I/O size.
- * A rate over the wall time counts every moment the probing thread or the emulator was not
- * scheduled: one 100 ms stall in a 4 ms sequential phase reads as 4% of the device's speed, two
- * of them in two runs as a verdict. The median latency moves only when most I/Os got slower,
- * which is what a throttled, rebuilding or failing device does, every read alike. */
-double probe_phase_steady_bytes_per_second(const ProbePhaseResult *r) _pure_;
-double probe_phase_steady_iops(const ProbePhaseResult *r) _pure_;
