@@ -196,7 +196,8 @@ static void steady_check(const ProbePhaseResult *calm, const ProbePhaseResult *b
                          const char *what) {
         double c = calm->steady_iops;
 
-        is_double(c, probe_phase_iops(calm), c * 0.05, "steady %s: a calm phase: its own rate", what);
+        is_double(c, probe_phase_iops(calm), c * 0.05, "steady %s: a calm phase: its own rate",
+                  what);
         ok(probe_phase_iops(burst) < 0.4 * probe_phase_iops(calm),
            "steady %s: a burst of stalls takes the wall-time rate below 40%% (%.0f of %.0f)", what,
            probe_phase_iops(burst), probe_phase_iops(calm));
