@@ -139,8 +139,7 @@ function bar(pct, label) {
                      "aria-label": label }, fill);
 }
 
-// The charts of one volume: sequential throughput, random IOPS, random p99 latency, each drawn as
-// the steady figure the baseline holds (steady_*), the run's own where it has none.
+// The charts of one volume: sequential throughput, random IOPS, random p99 latency.
 function volumeCharts(name, h) {
   const samples = (h.samples || []).filter((s) => s.phases);
   const base = h.baseline || {};
@@ -149,11 +148,10 @@ function volumeCharts(name, h) {
     ["random", "iops", "Random read", "iops"],
     ["random", "latency_p99_seconds", "Random read p99 latency", "seconds"],
   ];
-  const figure = (ph, key) => (ph[`steady_${key}`] != null ? ph[`steady_${key}`] : ph[key]);
   const figs = [];
   for (const [phase, key, title, kind] of series) {
-    const points = samples.filter((s) => s.phases[phase] && figure(s.phases[phase], key) != null)
-      .map((s) => [s.timestamp_seconds, figure(s.phases[phase], key)]);
+    const points = samples.filter((s) => s.phases[phase] && s.phases[phase][key] != null)
+      .map((s) => [s.timestamp_seconds, s.phases[phase][key]]);
     if (!points.length) continue;
     const b = base[phase];
     const baseline = b && b[key] != null ? { median: b[key], mad: b.mad ? b.mad[key] : null } : null;

@@ -323,13 +323,6 @@ static json_object *json_phase(const ProbePhaseResult *ph) {
         json_object_object_add(o, "bytes_per_second",
                                json_number_new(probe_phase_bytes_per_second(ph)));
         json_object_object_add(o, "iops", json_number_new(probe_phase_iops(ph)));
-        json_object_object_add(o, "steady_bytes_per_second",
-                               json_number_new(ph->steady_bytes_per_second));
-        json_object_object_add(o, "steady_iops", json_number_new(ph->steady_iops));
-        json_object_object_add(o, "steady_latency_p50_seconds",
-                               json_number_new((double) ph->steady_p50_ns / 1e9));
-        json_object_object_add(o, "steady_latency_p99_seconds",
-                               json_number_new((double) ph->steady_p99_ns / 1e9));
         json_object_object_add(o, "errors", json_object_new_int64((int64_t) ph->errors));
         json_object_object_add(o, "short_reads", json_object_new_int64((int64_t) ph->short_reads));
         json_object_object_add(o, "retries", json_object_new_int64((int64_t) ph->retries));

@@ -213,10 +213,9 @@ static void add_write(const ManagerProbeSample *s, BaselineSample *x) {
                                        *wr = &s->phases[PROBE_PHASE_WRITE_RANDOM],
                                        *sy = &s->phases[PROBE_PHASE_WRITE_SYNC];
 
-        perf_sample_add_write(x, ws->ran ? ws->steady_bytes_per_second : NAN,
-                              wr->ran ? wr->steady_iops : NAN,
-                              wr->ran ? (double) wr->steady_p99_ns : NAN,
-                              sy->ran ? (double) sy->steady_p99_ns : NAN);
+        perf_sample_add_write(x, ws->ran ? ws->bytes_per_second : NAN, wr->ran ? wr->iops : NAN,
+                              wr->ran ? (double) wr->p99_ns : NAN,
+                              sy->ran ? (double) sy->p99_ns : NAN);
 }
 
 static void pick_up_results(ManagerPerf *p) {
@@ -242,10 +241,10 @@ static void pick_up_results(ManagerPerf *p) {
                 }
                 seq = &s->phases[PROBE_PHASE_SEQUENTIAL];
                 rnd = &s->phases[PROBE_PHASE_RANDOM];
-                perf_sample_from_probe(seq->ran ? seq->steady_bytes_per_second : NAN,
-                                       rnd->ran ? rnd->steady_iops : NAN,
-                                       rnd->ran ? (double) rnd->steady_p50_ns : NAN,
-                                       rnd->ran ? (double) rnd->steady_p99_ns : NAN,
+                perf_sample_from_probe(seq->ran ? seq->bytes_per_second : NAN,
+                                       rnd->ran ? rnd->iops : NAN,
+                                       rnd->ran ? (double) rnd->p50_ns : NAN,
+                                       rnd->ran ? (double) rnd->p99_ns : NAN,
                                        rnd->ran ? (double) rnd->max_ns : NAN,
                                        seen->n_probes > 0 && r->cpu_usec >= seen->cpu_usec
                                                ? (double) (r->cpu_usec - seen->cpu_usec)

@@ -130,10 +130,6 @@ static void summarize_phase(const ProbePhaseResult *p, ManagerProbePhaseSummary 
                 return;
         s->bytes_per_second = probe_phase_bytes_per_second(p);
         s->iops = probe_phase_iops(p);
-        s->steady_bytes_per_second = p->steady_bytes_per_second;
-        s->steady_iops = p->steady_iops;
-        s->steady_p50_ns = p->steady_p50_ns;
-        s->steady_p99_ns = p->steady_p99_ns;
         if (p->latency.count > 0) {
                 s->p50_ns = latency_histogram_percentile(&p->latency, 50);
                 s->p99_ns = latency_histogram_percentile(&p->latency, 99);

@@ -38,10 +38,6 @@ static json_object *sample_build(const ManagerProbeSample *s) {
                     json_object_object_add(x, "bytes_per_second",
                                            json_object_new_double(p->bytes_per_second)) < 0 ||
                     json_object_object_add(x, "iops", json_object_new_double(p->iops)) < 0 ||
-                    json_add_number(x, "steady_bytes_per_second", p->steady_bytes_per_second) < 0 ||
-                    json_add_number(x, "steady_iops", p->steady_iops) < 0 ||
-                    json_add_u64(x, "steady_p50_ns", p->steady_p50_ns) < 0 ||
-                    json_add_u64(x, "steady_p99_ns", p->steady_p99_ns) < 0 ||
                     json_add_u64(x, "p50_ns", p->p50_ns) < 0 ||
                     json_add_u64(x, "p99_ns", p->p99_ns) < 0 ||
                     json_add_u64(x, "max_ns", p->max_ns) < 0 ||
@@ -181,10 +177,6 @@ static bool sample_parse(json_object *o, ManagerProbeSample *s) {
                                  json_object_get_boolean(ran);
                         p->bytes_per_second = get_double(x, "bytes_per_second");
                         p->iops = get_double(x, "iops");
-                        p->steady_bytes_per_second = get_double(x, "steady_bytes_per_second");
-                        p->steady_iops = get_double(x, "steady_iops");
-                        (void) get_u64(x, "steady_p50_ns", &p->steady_p50_ns);
-                        (void) get_u64(x, "steady_p99_ns", &p->steady_p99_ns);
                         (void) get_u64(x, "p50_ns", &p->p50_ns);
                         (void) get_u64(x, "p99_ns", &p->p99_ns);
                         (void) get_u64(x, "max_ns", &p->max_ns);

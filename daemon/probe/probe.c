@@ -177,10 +177,6 @@ typedef struct Phase {
         ProbeIo *pending;
         unsigned n_pending;
         ProbeCompletion *events;
-        LatencyHistogram *halves; /* [2]: the first and the second half of the phase */
-        bool second_half;
-        nsec_t half_ns; /* when the second half began */
-        uint64_t half_ios, half_bytes;
 } Phase;
 
 static void phase_free(Phase *ph) {
@@ -188,7 +184,6 @@ static void phase_free(Phase *ph) {
         free(ph->free_slots);
         free(ph->pending);
         free(ph->events);
-        free(ph->halves);
 }
 
 static void record_error(Phase *ph, uint64_t offset, int code) {
@@ -289,11 +284,6 @@ static void issue(Phase *ph, nsec_t now_ns) {
 
 /* write_sync: the write landed (depth 1, so nothing else is in flight); make it durable and
  * time only the fdatasync(). */
-static void record_latency(Phase *ph, nsec_t ns) {
-        latency_histogram_add(&ph->res->latency, ns);
-        latency_histogram_add(&ph->halves[ph->second_half], ns);
-}
-
 static void complete_sync(Phase *ph, const Slot *s, nsec_t now_ns) {
         int r = probe_engine_sync(ph->e);
         nsec_t t = probe_engine_now_ns(ph->e);
@@ -304,7 +294,7 @@ static void complete_sync(Phase *ph, const Slot *s, nsec_t now_ns) {
                 return;
         }
         ph->res->ios++;
-        record_latency(ph, t > now_ns ? t - now_ns : 0);
+        latency_histogram_add(&ph->res->latency, t > now_ns ? t - now_ns : 0);
 }
 
 static void complete(Phase *ph, const ProbeCompletion *c, nsec_t now_ns) {
@@ -316,7 +306,8 @@ static void complete(Phase *ph, const ProbeCompletion *c, nsec_t now_ns) {
         else if (c->res == (int64_t) s->length) {
                 ph->res->ios++;
                 ph->res->bytes += s->length;
-                record_latency(ph, now_ns > s->submit_ns ? now_ns - s->submit_ns : 0);
+                latency_histogram_add(&ph->res->latency,
+                                      now_ns > s->submit_ns ? now_ns - s->submit_ns : 0);
         } else if (c->res >= 0) {
                 ph->res->bytes += (uint64_t) MIN(c->res, (int64_t) s->length);
                 ph->res->short_reads++;
@@ -358,48 +349,6 @@ static void report_progress(Phase *ph, nsec_t now_ns, bool force) {
         ph->progress(&pr, ph->userdata);
 }
 
-/* Half the reads done (or half the duration gone): later latencies go to the second half. */
-static bool past_half(const Phase *ph, nsec_t now_ns) {
-        if (ph->to_issue > 0)
-                return ph->res->ios * 2 >= ph->to_issue;
-        return (now_ns - ph->start_ns) * 2 >= ph->stop_ns - ph->start_ns;
-}
-
-static void start_second_half(Phase *ph, nsec_t now_ns) {
-        ph->second_half = true;
-        ph->half_ns = now_ns;
-        ph->half_ios = ph->res->ios;
-        ph->half_bytes = ph->res->bytes;
-}
-
-static double rate(uint64_t n, nsec_t ns) {
-        return ns > 0 ? (double) n * (double) NSEC_PER_SEC / (double) ns : 0;
-}
-
-/* The steady figures (see ProbePhaseResult): the higher rate and the lower latencies of the two
- * halves; the phase's own when a half saw no read. */
-static void steady_figures(Phase *ph, nsec_t end_ns) {
-        ProbePhaseResult *r = ph->res;
-        const LatencyHistogram *a = &ph->halves[0], *b = &ph->halves[1];
-
-        if (a->count == 0 || b->count == 0 || ph->half_ns <= ph->start_ns ||
-            end_ns <= ph->half_ns) {
-                r->steady_bytes_per_second = probe_phase_bytes_per_second(r);
-                r->steady_iops = probe_phase_iops(r);
-                r->steady_p50_ns = latency_histogram_percentile(&r->latency, 50);
-                r->steady_p99_ns = latency_histogram_percentile(&r->latency, 99);
-                return;
-        }
-        r->steady_bytes_per_second = MAX(rate(ph->half_bytes, ph->half_ns - ph->start_ns),
-                                         rate(r->bytes - ph->half_bytes, end_ns - ph->half_ns));
-        r->steady_iops = MAX(rate(ph->half_ios, ph->half_ns - ph->start_ns),
-                             rate(r->ios - ph->half_ios, end_ns - ph->half_ns));
-        r->steady_p50_ns =
-                MIN(latency_histogram_percentile(a, 50), latency_histogram_percentile(b, 50));
-        r->steady_p99_ns =
-                MIN(latency_histogram_percentile(a, 99), latency_histogram_percentile(b, 99));
-}
-
 /* Runs one phase to completion, error stop or the deadline. Returns 0 (state in ph->res) or a
  * hard -errno from the engine. */
 static int phase_run(Phase *ph) {
@@ -409,8 +358,7 @@ static int phase_run(Phase *ph) {
         ph->free_slots = calloc(ph->depth, sizeof(*ph->free_slots));
         ph->pending = calloc(ph->depth, sizeof(*ph->pending));
         ph->events = calloc(ph->depth, sizeof(*ph->events));
-        ph->halves = calloc(2, sizeof(*ph->halves));
-        if (!ph->slots || !ph->free_slots || !ph->pending || !ph->events || !ph->halves)
+        if (!ph->slots || !ph->free_slots || !ph->pending || !ph->events)
                 return -ENOMEM;
         for (unsigned i = 0; i < ph->depth; i++)
                 ph->free_slots[ph->n_free++] = ph->depth - 1 - i;
@@ -457,14 +405,11 @@ static int phase_run(Phase *ph) {
                 if (ph->sync) /* the fdatasync() took time too */
                         now_ns = probe_engine_now_ns(ph->e);
                 last_reap_ns = now_ns;
-                if (!ph->second_half && past_half(ph, now_ns))
-                        start_second_half(ph, now_ns);
                 issue(ph, now_ns);
                 report_progress(ph, now_ns, false);
         }
 
         ph->res->elapsed_ns = last_reap_ns - ph->start_ns;
-        steady_figures(ph, last_reap_ns);
         if (ph->res->state != PROBE_STATE_STALLED) {
                 ph->res->state = ph->res->errors > 0 ? PROBE_STATE_ERROR : PROBE_STATE_OK;
                 report_progress(ph, now_ns, true);

@@ -8,8 +8,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include <math.h>
-
 #include "basic/json-util.h"
 #include "core/stack-health.h"
 #include "report/api.h"
@@ -42,15 +40,6 @@ int api_sample_json(const ReportSample *s, json_object **ret) {
                         goto out_nomem;
                 if (json_add_number(j, "bytes_per_second", ph->bytes_per_second) < 0 ||
                     json_add_number(j, "iops", ph->iops) < 0 ||
-                    json_add_number(j, "steady_bytes_per_second",
-                                    ph->steady_bytes_per_second > 0 ? ph->steady_bytes_per_second
-                                                                    : NAN) < 0 ||
-                    json_add_number(j, "steady_iops", ph->steady_iops > 0 ? ph->steady_iops : NAN) <
-                            0 ||
-                    json_add_number(j, "steady_latency_p50_seconds",
-                                    ph->steady_p50_ns > 0 ? ph->steady_p50_ns / 1e9 : NAN) < 0 ||
-                    json_add_number(j, "steady_latency_p99_seconds",
-                                    ph->steady_p99_ns > 0 ? ph->steady_p99_ns / 1e9 : NAN) < 0 ||
                     json_add_number(j, "latency_p50_seconds", ph->p50_ns / 1e9) < 0 ||
                     json_add_number(j, "latency_p99_seconds", ph->p99_ns / 1e9) < 0 ||
                     json_add_number(j, "latency_max_seconds", ph->max_ns / 1e9) < 0 ||

@@ -50,9 +50,6 @@ typedef struct ManagerProbePhaseSummary {
         bool ran;
         double bytes_per_second;
         double iops;
-        /* what baselines learn and verdicts judge: ProbePhaseResult's steady_*; 0 unknown */
-        double steady_bytes_per_second, steady_iops;
-        nsec_t steady_p50_ns, steady_p99_ns;
         nsec_t p50_ns, p99_ns, max_ns; /* read latency */
         uint64_t errors;
 } ManagerProbePhaseSummary;

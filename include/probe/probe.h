@@ -145,13 +145,6 @@ typedef struct ProbePhaseResult {
         uint64_t retries;     /* -EAGAIN/-EINTR resubmits and getevents retries */
         nsec_t elapsed_ns;    /* first submit to last reap */
         LatencyHistogram latency;
-        /* The steady figures, what baselines learn and verdicts judge: each the better of the
-         * phase's two halves (by reads, or by time for a phase of a duration). A host that did
-         * not schedule the probe or the emulator for 100 ms, in a phase of 50 ms, takes the
-         * phase's rate to a third and its tail to 100 ms, in one half; a throttled, rebuilding
-         * or failing device is slow in both. 0 when a half saw no read: then the phase's own. */
-        double steady_bytes_per_second, steady_iops;
-        nsec_t steady_p50_ns, steady_p99_ns;
 } ProbePhaseResult;
 
 typedef struct ProbeResult {

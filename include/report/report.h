@@ -37,8 +37,6 @@ typedef struct ReportPhase {
         bool ran;
         double bytes_per_second;
         double iops;
-        double steady_bytes_per_second, steady_iops; /* what the baseline holds; 0 unknown */
-        nsec_t steady_p50_ns, steady_p99_ns;
         nsec_t p50_ns, p99_ns, max_ns; /* read latency */
         uint64_t errors;
         const LatencyHistogram *latency; /* the full histogram (last run only), NULL if none */

@@ -172,88 +172,6 @@ static void test_random_duration_and_deep(void) {
         is_u64(res.elapsed_ns, 2 * NSEC_PER_SEC, "duration: whole probe 2 s");
 }
 
-/* The steady figures are the better half of the phase: a burst of stalled reads in one half (the
- * thread or the emulator not scheduled for a while) leaves them where they were while the
- * phase's rate over its wall time falls to a fraction; waits spread over the phase (a throttle
- * that holds every 8th read) and reads all 3x slower move them as they move the wall-time rate.
- * lat[] is indexed by submission, so a stall at index i hits the i-th read; the sequential burst
- * holds all 4 reads in flight at once, as a host that stops the whole machine does. */
-static void steady_case(nsec_t normal, nsec_t stall, unsigned from, unsigned to, unsigned every,
-                        const ProbeParams *p, ProbePhase ph, ProbePhaseResult *ret) {
-        static nsec_t lat[1000];
-        ProbeScript s = { .latencies_ns = lat, .n_latencies = ELEMENTSOF(lat) };
-        static ProbeResult res;
-
-        for (unsigned i = 0; i < ELEMENTSOF(lat); i++)
-                lat[i] = (i >= from && i < to) || (every > 0 && i % every == every - 1) ? stall
-                                                                                        : normal;
-        is_int(run(&s, 1024 * MiB, 512, p, &res, NULL), 0, "steady: probe runs");
-        *ret = res.phases[ph];
-}
-
-static void steady_check(const ProbePhaseResult *calm, const ProbePhaseResult *burst,
-                         const ProbePhaseResult *spread, const ProbePhaseResult *slow,
-                         const char *what) {
-        double c = calm->steady_iops;
-
-        is_double(c, probe_phase_iops(calm), c * 0.05, "steady %s: a calm phase: its own rate",
-                  what);
-        ok(probe_phase_iops(burst) < 0.4 * probe_phase_iops(calm),
-           "steady %s: a burst of stalls takes the wall-time rate below 40%% (%.0f of %.0f)", what,
-           probe_phase_iops(burst), probe_phase_iops(calm));
-        is_double(burst->steady_iops, c, c * 0.05, "steady %s: the burst does not move it", what);
-        is_double(burst->steady_bytes_per_second, calm->steady_bytes_per_second,
-                  calm->steady_bytes_per_second * 0.05, "steady %s: bytes/s neither", what);
-        is_double(spread->steady_iops, probe_phase_iops(spread), probe_phase_iops(spread) * 0.25,
-                  "steady %s: waits spread over the phase: the wall-time rate (%.0f, %.0f)", what,
-                  spread->steady_iops, probe_phase_iops(spread));
-        ok(spread->steady_iops < 0.5 * c, "steady %s: spread waits: below half", what);
-        is_double(slow->steady_iops * 3, c, c * 0.05, "steady %s: 3x slower reads: a third", what);
-}
-
-static void test_steady_rates(void) {
-        ProbeParams seq = only_seq(256 * MiB, 1 * MiB, 4), rnd = only_rand(4096, 1, 1000);
-        ProbePhaseResult calm, burst, spread, slow;
-
-        steady_case(1 * MS, 0, 0, 0, 0, &seq, PROBE_PHASE_SEQUENTIAL, &calm);
-        steady_case(1 * MS, 200 * MS, 40, 44, 0, &seq, PROBE_PHASE_SEQUENTIAL, &burst);
-        steady_case(1 * MS, 30 * MS, 0, 0, 8, &seq, PROBE_PHASE_SEQUENTIAL, &spread);
-        steady_case(3 * MS, 0, 0, 0, 0, &seq, PROBE_PHASE_SEQUENTIAL, &slow);
-        steady_check(&calm, &burst, &spread, &slow, "seq");
-
-        steady_case(100 * US, 0, 0, 0, 0, &rnd, PROBE_PHASE_RANDOM, &calm);
-        steady_case(100 * US, 20 * MS, 600, 615, 0, &rnd, PROBE_PHASE_RANDOM, &burst);
-        steady_case(100 * US, 5 * MS, 0, 0, 20, &rnd, PROBE_PHASE_RANDOM, &spread);
-        steady_case(300 * US, 0, 0, 0, 0, &rnd, PROBE_PHASE_RANDOM, &slow);
-        steady_check(&calm, &burst, &spread, &slow, "rand");
-        is_double((double) burst.steady_p50_ns, 100e3, 100e3 * 0.008, "steady rand: p50 100 us");
-}
-
-/* The judged tail is the one both halves of the phase show: 20 slow reads in one burst (a host
- * stall) leave it at the device's; the same 20 spread over the phase (a disk slow now and then)
- * are its tail. */
-static void test_steady_p99(void) {
-        static nsec_t lat[1000];
-        ProbeScript s = { .latencies_ns = lat, .n_latencies = ELEMENTSOF(lat) };
-        ProbeParams p = only_rand(4096, 1, 1000);
-        static ProbeResult res;
-        const ProbePhaseResult *ph = &res.phases[PROBE_PHASE_RANDOM];
-
-        for (unsigned i = 0; i < ELEMENTSOF(lat); i++)
-                lat[i] = i >= 300 && i < 320 ? 50 * MS : 100 * US;
-        is_int(run(&s, 1024 * MiB, 512, &p, &res, NULL), 0, "steady p99: burst runs");
-        is_double((double) latency_histogram_percentile(&ph->latency, 99), 50e6, 50e6 * 0.008,
-                  "steady p99: a burst of 20 in 1000 is the phase's p99");
-        is_double((double) ph->steady_p99_ns, 100e3, 100e3 * 0.008,
-                  "steady p99: the burst lifts one half only: the device's 100 us");
-
-        for (unsigned i = 0; i < ELEMENTSOF(lat); i++)
-                lat[i] = i % 50 == 25 ? 50 * MS : 100 * US;
-        is_int(run(&s, 1024 * MiB, 512, &p, &res, NULL), 0, "steady p99: spread runs");
-        is_double((double) ph->steady_p99_ns, 50e6, 50e6 * 0.008,
-                  "steady p99: 20 slow reads spread over the phase are its tail");
-}
-
 static void test_fault_completion_eio(void) {
         static const nsec_t lat[] = { 1 * MS };
         static const ProbeFault f[] = {
@@ -620,8 +538,6 @@ int main(void) {
         test_sequential_start_is_random();
         test_random_qd1_exact();
         test_random_duration_and_deep();
-        test_steady_rates();
-        test_steady_p99();
         test_reference();
         test_fault_completion_eio();
         test_fault_submit_eio();
