@@ -491,11 +491,15 @@ static void phase_plan_io(Phase *ph, const ProbeParams *p, uint64_t size_bytes, 
                 ph->next_block = rng_below(&ph->rng, ph->nblocks);
 }
 
-/* The slowest of the reference measurements around the phases (none in flight then). */
+/* The fastest of the reference measurements around the phases (none in flight then): the host
+ * was slow through the probe only if it was slow at each of them. One slow measurement alone is
+ * no evidence: right after a phase of a slow device the thread wakes from a long wait, and a
+ * core clocked down meanwhile (or, in a VM, a vCPU the host set aside) runs the reference slow
+ * while the device, not the host, is what is slow. */
 static void note_reference(ProbeResult *res, nsec_t v) {
         if (v == NSEC_INFINITY)
                 return;
-        res->reference_ns = res->reference_ns == NSEC_INFINITY ? v : MAX(res->reference_ns, v);
+        res->reference_ns = res->reference_ns == NSEC_INFINITY ? v : MIN(res->reference_ns, v);
 }
 
 int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, uint32_t mem_align,
