@@ -2,7 +2,6 @@
 /* Host stalls from a timer's lateness (the header says why a timer, not io_ticks): a ring of
  * late firings and the overlap of their stall intervals with a probe's window. */
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/host-stall.h"
@@ -51,40 +50,4 @@ usec_t host_stall_late_in(const HostStall *h, usec_t start_usec, usec_t end_usec
 
 bool host_stall_starved(const HostStallConfig *c, usec_t late_usec, usec_t wall_usec) {
         return late_usec >= c->min_usec && (double) late_usec >= c->fraction * (double) wall_usec;
-}
-
-void host_speed_note(HostSpeed *h, nsec_t reference_ns) {
-        if (reference_ns == 0 || reference_ns == NSEC_INFINITY)
-                return;
-        h->v[h->next] = reference_ns;
-        h->next = (h->next + 1) % HOST_SPEED_RING;
-        if (h->n < HOST_SPEED_RING)
-                h->n++;
-}
-
-static int cmp_nsec(const void *a, const void *b) {
-        nsec_t x = *(const nsec_t *) a, y = *(const nsec_t *) b;
-
-        return (x > y) - (x < y);
-}
-
-nsec_t host_speed_usual(const HostSpeed *h, const HostSpeedConfig *c) {
-        nsec_t v[HOST_SPEED_RING];
-
-        if (h->n == 0 || h->n < c->min_samples)
-                return 0;
-        memcpy(v, h->v, h->n * sizeof(v[0]));
-        qsort(v, h->n, sizeof(v[0]), cmp_nsec);
-        return h->n % 2 ? v[h->n / 2] : v[h->n / 2 - 1] / 2 + v[h->n / 2] / 2;
-}
-
-bool host_speed_slow(const HostSpeed *h, const HostSpeedConfig *c, nsec_t reference_ns,
-                     nsec_t *ret_usual) {
-        nsec_t usual = host_speed_usual(h, c);
-
-        if (ret_usual)
-                *ret_usual = usual;
-        if (usual == 0 || reference_ns == 0 || reference_ns == NSEC_INFINITY)
-                return false;
-        return (double) reference_ns > c->factor * (double) usual;
 }

@@ -43,8 +43,6 @@ struct ManagerPerf {
         sd_event_source *watch;
         HostStall stall;
         HostStallConfig stall_cfg;
-        HostSpeed speed; /* the probes' reference work, host-wide */
-        HostSpeedConfig speed_cfg;
 };
 
 static ManagerEventType event_type(PerfEventType t) {
@@ -128,33 +126,13 @@ static Seen *seen_get(ManagerPerf *p, const char *name) {
         return &a[p->n_seen++];
 }
 
-/* The probe ran on a host at under half its usual speed (analysis/host-stall.h, HostSpeed). */
-static bool check_speed(ManagerPerf *p, const char *name, const ManagerProbeSample *s) {
-        nsec_t usual;
-        bool slow = host_speed_slow(&p->speed, &p->speed_cfg, s->reference_ns, &usual);
-
-        host_speed_note(&p->speed, s->reference_ns);
-        if (!slow)
-                return false;
-        log_info("%s: the host ran the probe at %.0f%% of its usual speed (its reference work took "
-                 "%.2f ms of CPU, usually %.2f ms): run not judged",
-                 name, 100.0 * (double) usual / (double) s->reference_ns,
-                 (double) s->reference_ns / NSEC_PER_MSEC, (double) usual / NSEC_PER_MSEC);
-        (void) perf_monitor_mark_starved(p->pm, name);
-        return true;
-}
-
 /* The probe of `name` that just ended (wall time duration) is not judged if the host stalled
- * through enough of it or ran it slow, or if the probe itself waited for a CPU for a quarter of
- * its time (at least 20 ms): nice 19 on a CPU-bound machine, a latency figure of the host's
- * load. */
+ * through enough of it, or if the probe itself waited for a CPU for a quarter of its time (at
+ * least 20 ms): nice 19 on a CPU-bound machine, a latency figure of the host's load. */
 static void check_stall(ManagerPerf *p, const char *name, usec_t duration,
                         const ManagerProbeSample *s) {
         HostStallConfig cpu = p->stall_cfg;
         usec_t end = now(CLOCK_MONOTONIC), late;
-
-        if (check_speed(p, name, s))
-                return;
 
         cpu.min_usec = 20 * USEC_PER_MSEC;
         if (s->cpu_wait_usec != USEC_INFINITY && s->probe_usec > 0 &&
@@ -326,7 +304,6 @@ int manager_perf_setup(Manager *m) {
         p->state_fd = -EBADF;
         p->stall_cfg = HOST_STALL_CONFIG_DEFAULT;
         host_stall_init(&p->stall);
-        p->speed_cfg = HOST_SPEED_CONFIG_DEFAULT;
         config_perf_monitor_config(m->config, &pc);
         r = perf_monitor_new(&pc, on_perf_event, p, &p->pm);
         if (r < 0)

@@ -35,10 +35,6 @@ static void merge_slice(RunTarget *t, const ProbeResult *r) {
                                      ? NSEC_INFINITY
                                      : t->acc.cpu_wait_ns + r->cpu_wait_ns;
         t->acc.cpu_sys_usec += r->cpu_sys_usec;
-        /* the fastest reference of the slices (as within one, see probe.c); 0 none known */
-        if (r->reference_ns != NSEC_INFINITY &&
-            (t->acc.reference_ns == 0 || r->reference_ns < t->acc.reference_ns))
-                t->acc.reference_ns = r->reference_ns;
         if (r->state > t->acc.state) /* ok < error < stalled */
                 t->acc.state = r->state;
         t->cpu_usec += r->cpu_user_usec + r->cpu_sys_usec;

@@ -178,7 +178,6 @@ static void sample_of(const RunTarget *t, usec_t dur, ManagerProbeSample *ret) {
                                          ? (usec_t) (t->acc.cpu_wait_ns / NSEC_PER_USEC)
                                          : USEC_INFINITY,
                 .forced = t->forced,
-                .reference_ns = t->acc.reference_ns != NSEC_INFINITY ? t->acc.reference_ns : 0,
         };
 
         (void) snprintf(s.profile, sizeof(s.profile), "%s", t->profile.name);

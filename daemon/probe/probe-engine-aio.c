@@ -338,29 +338,6 @@ static nsec_t aio_cpu_wait_ns(void *userdata) {
         return (nsec_t) delay;
 }
 
-/* A dependent chain of xorshift steps: no memory traffic, no syscall, nothing the compiler can
- * fold (the result is kept), about 0.1 ms on a current x86 core, a few ms under TCG. */
-#define REFERENCE_STEPS 100000U
-
-static nsec_t aio_reference_ns(void *userdata) {
-        struct timespec a, b;
-        volatile uint64_t sink;
-        uint64_t x = UINT64_C(0x2545f4914f6cdd1d);
-
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a) < 0)
-                return NSEC_INFINITY;
-        for (unsigned i = 0; i < REFERENCE_STEPS; i++) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-        }
-        sink = x;
-        (void) sink;
-        if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b) < 0)
-                return NSEC_INFINITY;
-        return timespec_load_nsec(&b) - timespec_load_nsec(&a);
-}
-
 static void aio_destroy(void *userdata) {
         AioEngine *a = userdata;
 
@@ -383,7 +360,6 @@ static const ProbeEngineOps aio_ops = {
         .now_ns = aio_now_ns,
         .cpu_usec = aio_cpu_usec,
         .cpu_wait_ns = aio_cpu_wait_ns,
-        .reference_ns = aio_reference_ns,
         .destroy = aio_destroy,
 };
 

@@ -25,7 +25,6 @@ typedef struct ScriptEngine {
         unsigned depth, inflight;
         ScriptSlot *slots;
         uint64_t offered, getevents_calls;
-        size_t references;
         ProbeScriptStats stats;
 } ScriptEngine;
 
@@ -212,14 +211,6 @@ static void script_cpu_usec(void *userdata, usec_t *ret_user, usec_t *ret_sys) {
         *ret_sys = s->stats.submitted * s->script->cpu_sys_usec_per_io;
 }
 
-static nsec_t script_reference_ns(void *userdata) {
-        ScriptEngine *s = userdata;
-
-        if (s->script->n_reference == 0)
-                return NSEC_INFINITY;
-        return s->script->reference_ns[s->references++ % s->script->n_reference];
-}
-
 static nsec_t script_cpu_wait_ns(void *userdata) {
         ScriptEngine *s = userdata;
 
@@ -245,7 +236,6 @@ static const ProbeEngineOps script_ops = {
         .now_ns = script_now_ns,
         .cpu_usec = script_cpu_usec,
         .cpu_wait_ns = script_cpu_wait_ns,
-        .reference_ns = script_reference_ns,
         .destroy = script_destroy,
 };
 

@@ -491,17 +491,6 @@ static void phase_plan_io(Phase *ph, const ProbeParams *p, uint64_t size_bytes, 
                 ph->next_block = rng_below(&ph->rng, ph->nblocks);
 }
 
-/* The fastest of the reference measurements around the phases (none in flight then): the host
- * was slow through the probe only if it was slow at each of them. One slow measurement alone is
- * no evidence: right after a phase of a slow device the thread wakes from a long wait, and a
- * core clocked down meanwhile (or, in a VM, a vCPU the host set aside) runs the reference slow
- * while the device, not the host, is what is slow. */
-static void note_reference(ProbeResult *res, nsec_t v) {
-        if (v == NSEC_INFINITY)
-                return;
-        res->reference_ns = res->reference_ns == NSEC_INFINITY ? v : MIN(res->reference_ns, v);
-}
-
 int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, uint32_t mem_align,
               int fd, const ProbeParams *p, probe_progress_t progress, void *userdata,
               ProbeResult *ret) {
@@ -529,7 +518,6 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
         res = calloc(1, sizeof(*res));
         if (!res)
                 return -ENOMEM;
-        res->reference_ns = NSEC_INFINITY;
         /* One buffer and one io context for every phase: reserve the largest first (before
          * the clock starts: mapping and touching the buffer is not the device's time). */
         if (plan.max_depth > 0) {
@@ -561,11 +549,8 @@ int probe_run(ProbeEngine *e, uint64_t size_bytes, uint32_t logical_block_size, 
                         continue;
                 phase_plan_io(&ph, p, size_bytes, bs, depth, &rng);
                 r = probe_engine_setup(e, fd, depth, bs, mem_align);
-                if (r >= 0) {
-                        note_reference(res, probe_engine_reference_ns(e));
+                if (r >= 0)
                         r = phase_run(&ph);
-                        note_reference(res, probe_engine_reference_ns(e));
-                }
                 phase_free(&ph);
                 if (r < 0)
                         return r;

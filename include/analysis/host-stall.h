@@ -71,38 +71,3 @@ usec_t host_stall_late_in(const HostStall *h, usec_t start_usec, usec_t end_usec
 
 /* Whether a probe of wall time wall_usec that overlapped late_usec of stalls is starved. */
 bool host_stall_starved(const HostStallConfig *c, usec_t late_usec, usec_t wall_usec) _pure_;
-
-/* Host speed: a stall is the machine standing still; a host that runs it at a third of its
- * speed for seconds (a virtual machine beside others on shared cores: its vCPUs get a slice now
- * and then) fires every timer on time and still reads every device 3x slower, an emulated one
- * too, since its emulation is CPU work of the host. Each probe times a fixed piece of CPU work
- * on its thread (ProbeResult.reference_ns; thread CPU time, so a CPU-bound neighbour inside the
- * machine, which makes the probe wait, does not count: cpu_wait does). A run whose reference
- * took more than `factor` times the median of the recent runs' (at least `min_samples` of
- * them) ran on a slow host: not judged, nothing learned. The median adapts to a host that is
- * always this busy, where figures are steady again. Measured in the VM test bed beside another
- * VM: see bench/README `detection`. */
-#define HOST_SPEED_RING 64U
-
-typedef struct HostSpeedConfig {
-        double factor;
-        unsigned min_samples;
-} HostSpeedConfig;
-
-#define HOST_SPEED_CONFIG_DEFAULT ((HostSpeedConfig){ .factor = 2.0, .min_samples = 8 })
-
-typedef struct HostSpeed {
-        nsec_t v[HOST_SPEED_RING];
-        unsigned n, next;
-} HostSpeed;
-
-/* Note one run's reference (0 or NSEC_INFINITY: unknown, ignored). */
-void host_speed_note(HostSpeed *h, nsec_t reference_ns);
-
-/* The median of the noted references, 0 with fewer than min_samples. */
-nsec_t host_speed_usual(const HostSpeed *h, const HostSpeedConfig *c);
-
-/* Whether a run with this reference ran on a slow host (against the references noted before
- * it); *ret_usual (may be NULL) gets host_speed_usual(). */
-bool host_speed_slow(const HostSpeed *h, const HostSpeedConfig *c, nsec_t reference_ns,
-                     nsec_t *ret_usual);

@@ -67,7 +67,6 @@ typedef struct ManagerProbeSample {
         usec_t cpu_wait_usec;     /* of it runnable but waiting for a CPU (schedstat run_delay);
                                    * USEC_INFINITY unknown */
         bool forced;              /* run despite foreground I/O after MaxDeferral= */
-        nsec_t reference_ns;      /* ProbeResult.reference_ns; 0 unknown (not kept on disk) */
         ManagerProbePhaseSummary phases[_PROBE_PHASE_MAX];
 } ManagerProbeSample;
 

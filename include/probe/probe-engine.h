@@ -69,11 +69,6 @@ typedef struct ProbeEngineOps {
          * kernel's schedstat run_delay); NSEC_INFINITY when unknown. A latency probe that waits
          * for a CPU measures the host's load, not the device. */
         nsec_t (*cpu_wait_ns)(void *userdata);
-        /* Do a fixed amount of pure CPU work on the probing thread and return the CPU time it
-         * took, ns; NSEC_INFINITY when unknown. A host that runs this machine at a third of its
-         * speed (a virtual machine beside others on shared cores) triples it, and nothing inside
-         * the machine sees why: its own scheduler counts the lost time as the thread's. */
-        nsec_t (*reference_ns)(void *userdata);
         /* Free everything. May block until in-flight I/O completes (io_destroy does): a caller
          * that saw a stall lets its process die instead (probe-runner). */
         void (*destroy)(void *userdata);
@@ -167,9 +162,6 @@ static inline void probe_engine_cpu_usec(ProbeEngine *e, usec_t *ret_user, usec_
 static inline nsec_t probe_engine_cpu_wait_ns(ProbeEngine *e) {
         return e->ops->cpu_wait_ns ? e->ops->cpu_wait_ns(e->userdata) : NSEC_INFINITY;
 }
-static inline nsec_t probe_engine_reference_ns(ProbeEngine *e) {
-        return e->ops->reference_ns ? e->ops->reference_ns(e->userdata) : NSEC_INFINITY;
-}
 
 /* ---- Scripted engine (tests) ----
  * Virtual time starts at start_ns and advances only inside getevents() (to the completion it
@@ -208,10 +200,7 @@ typedef struct ProbeScript {
         nsec_t submit_cost_ns;
         usec_t cpu_user_usec_per_io, cpu_sys_usec_per_io;
         nsec_t cpu_wait_ns_per_io; /* the thread's wait for a CPU per accepted read */
-        /* what reference_ns() returns, in turn (cycled); none: NSEC_INFINITY */
-        const nsec_t *reference_ns;
-        size_t n_reference;
-        nsec_t sync_ns; /* how long each sync() takes (virtual time) */
+        nsec_t sync_ns;            /* how long each sync() takes (virtual time) */
         const ProbeFault *faults;
         size_t n_faults;
 } ProbeScript;

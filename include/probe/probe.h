@@ -157,10 +157,6 @@ typedef struct ProbeResult {
         nsec_t elapsed_ns;
         usec_t cpu_user_usec, cpu_sys_usec; /* of the probing thread, over the whole probe */
         nsec_t cpu_wait_ns; /* runnable but waiting for a CPU meanwhile; NSEC_INFINITY unknown */
-        /* The fastest CPU time of the engine's fixed reference work, measured before and after
-         * each phase (probe-engine.h: reference_ns): a host running the machine at a third of
-         * its speed throughout the probe triples it. NSEC_INFINITY unknown. */
-        nsec_t reference_ns;
 } ProbeResult;
 
 typedef struct ProbeProgress {

@@ -28,31 +28,6 @@ static usec_t tick(HostStall *h, const HostStallConfig *c, usec_t t0, usec_t t1,
         return t;
 }
 
-/* The host-speed reference: a run at under half the usual speed is not judged, the usual is the
- * median (one fast or slow run moves nothing), a host that stays busy becomes the usual. */
-static void test_host_speed(void) {
-        HostSpeedConfig c = HOST_SPEED_CONFIG_DEFAULT;
-        HostSpeed h = {};
-        nsec_t usual = 1;
-
-        for (unsigned i = 0; i < 7; i++)
-                host_speed_note(&h, 3000000 + i * 100000);
-        ok(!host_speed_slow(&h, &c, 50000000, &usual), "speed: 7 runs: too few to judge");
-        is_int(usual, 0, "speed: no usual yet");
-        host_speed_note(&h, 0);
-        host_speed_note(&h, NSEC_INFINITY);
-        is_int(h.n, 7, "speed: unknown references are not noted");
-        host_speed_note(&h, 100000); /* one lucky run */
-        ok(!host_speed_slow(&h, &c, 6000000, &usual), "speed: 2x the median 3.25 ms: judged");
-        is_int(usual, 3250000, "speed: the usual is the median");
-        ok(host_speed_slow(&h, &c, 6600000, NULL), "speed: 6.6 ms: a slow host");
-        ok(!host_speed_slow(&h, &c, NSEC_INFINITY, NULL), "speed: unknown: judged");
-        for (unsigned i = 0; i < HOST_SPEED_RING; i++)
-                host_speed_note(&h, 9000000);
-        ok(!host_speed_slow(&h, &c, 9500000, &usual), "speed: a host that stays busy: judged");
-        is_int(usual, 9000000, "speed: its usual follows");
-}
-
 int main(void) {
         const HostStallConfig c = HOST_STALL_CONFIG_DEFAULT;
         HostStall h;
@@ -103,6 +78,5 @@ int main(void) {
         is_int(host_stall_late_in(&h, 0, 10000 * MS), 0, "the oldest dropped");
         is_int(host_stall_late_in(&h, 73000 * MS, 73500 * MS), 100 * MS, "the newest kept");
         is_int(h.max_late_usec, 100 * MS, "max");
-        test_host_speed();
         return tap_done();
 }

@@ -225,8 +225,6 @@ static void qd1_run(int fd, bool signal_deadline) {
         is_u64(a.getevents_calls, 500, "qd1 %s: one io_getevents per read", what);
         is_u64(a.untimed_waits, signal_deadline ? 500 : 0, "qd1 %s: %s", what,
                signal_deadline ? "no wait has a timeout" : "every wait has a timeout");
-        ok(res->reference_ns > 0 && res->reference_ns < NSEC_PER_SEC,
-           "qd1 %s: the reference work timed (%" PRIu64 " ns of CPU)", what, res->reference_ns);
 }
 
 static void test_qd1_syscalls(void) {

@@ -355,29 +355,10 @@ static void test_cpu_and_progress(void) {
         is_u64(res.cpu_user_usec, 5000, "cpu: user time from the engine");
         is_u64(res.cpu_sys_usec, 2000, "cpu: system time from the engine");
         is_u64(res.cpu_wait_ns, 300 * MS, "cpu: wait for a CPU from the engine (300 us per read)");
-        is_u64(res.reference_ns, NSEC_INFINITY, "cpu: no reference from the script: unknown");
         /* 1 s of virtual time, a report every 100 ms plus the final one. */
         ok(calls[PROBE_PHASE_RANDOM] >= 9 && calls[PROBE_PHASE_RANDOM] <= 11,
            "progress: ~10 reports (got %u)", calls[PROBE_PHASE_RANDOM]);
         is_int(calls[_PROBE_PHASE_MAX], 1, "progress: one final report");
-}
-
-/* The reference work is timed before and after each phase; the run keeps the fastest (slow at
- * every one of them: a slow host; one slow after a phase of a slow device: not). */
-static void test_reference(void) {
-        static const nsec_t lat[] = { 1 * MS }, ref[] = { 4 * MS, 9 * MS, 3 * MS, 5 * MS, 1 * MS };
-        ProbeScript s = { .latencies_ns = lat,
-                          .n_latencies = 1,
-                          .reference_ns = ref,
-                          .n_reference = ELEMENTSOF(ref) };
-        ProbeParams p = only_rand(4096, 1, 100);
-        static ProbeResult res;
-
-        p.seq_bytes = 4 * MiB;
-        p.seq_block_size = 1 * MiB;
-        p.seq_queue_depth = 1;
-        is_int(run(&s, 64 * MiB, 512, &p, &res, NULL), 0, "reference: runs");
-        is_u64(res.reference_ns, 3 * MS, "reference: the fastest of the 4 around two phases");
 }
 
 static void test_validation(void) {
@@ -539,7 +520,6 @@ int main(void) {
         test_sequential_start_is_random();
         test_random_qd1_exact();
         test_random_duration_and_deep();
-        test_reference();
         test_fault_completion_eio();
         test_fault_submit_eio();
         test_transient_retried();

@@ -76,7 +76,6 @@ unjudged=$(grep -c ": probe run not judged: " "$SCRATCH/daemon.log" || true)
 unjudged_shared=$(grep -c ": probe run not judged: degraded alike" "$SCRATCH/daemon.log" || true)
 unjudged_cpu=$(grep -c "waited for a CPU" "$SCRATCH/daemon.log" || true)
 unjudged_stall=$(grep -c "timer fired late" "$SCRATCH/daemon.log" || true)
-unjudged_slow=$(grep -c "of its usual speed" "$SCRATCH/daemon.log" || true)
 loaded_runs=$(grep -c "of the I/O during it someone else's" "$SCRATCH/daemon.log" || true)
 # what the daemon saw before each false alarm (probe results, runs not judged)
 grep -B12 "\[performance-degraded\]" "$SCRATCH/daemon.log" >"$SCRATCH/false-alarms.txt" || true
@@ -148,7 +147,7 @@ kill "$dpid"
 wait "$dpid"
 grep -E "\[(member-slow|member-normal|performance-degraded|performance-recovered)\]" "$SCRATCH/daemon.log"
 {
-        echo "healthy rounds: $HEALTHY (fio load: $FIO, ${t_healthy}s), false alarms: $false_alarms ($false_slow member-slow, $false_degraded performance-degraded), runs not judged: $unjudged ($unjudged_shared degraded alike, $unjudged_stall host stall, $unjudged_slow host slow, $unjudged_cpu waiting for a CPU), runs with foreground I/O during the probe: $loaded_runs"
+        echo "healthy rounds: $HEALTHY (fio load: $FIO, ${t_healthy}s), false alarms: $false_alarms ($false_slow member-slow, $false_degraded performance-degraded), runs not judged: $unjudged ($unjudged_shared degraded alike, $unjudged_stall host stall, $unjudged_cpu waiting for a CPU), runs with foreground I/O during the probe: $loaded_runs"
         echo "member +20 ms: member-slow after $slow_after judged rounds, performance-degraded after $degraded_after judged rounds ($unjudged_rounds of 5 rounds with a member run not judged)"
         echo "member normal again after $normal_after judged rounds ($(events member-normal) member-normal), array recovered: $(events performance-recovered)"
 } | tee "$SCRATCH/perf-figures"
