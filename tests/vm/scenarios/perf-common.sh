@@ -5,6 +5,8 @@
 #   perf_start_daemon [ARGS...]: storpulsed -c $SCRATCH/sp.conf ARGS..., its log in
 #     $SCRATCH/daemon.log, pid in dpid, STORPULSE_SOCKET exported once the socket is there;
 #     $SCRATCH/rounds.log (where scenarios collect their rounds' output) emptied first.
+#   perf_stop_daemon: stop it and wait for it, quietly if it is gone already (for EXIT traps:
+#     a failed check must not leave its lock and socket to the next scenario of the boot).
 #   events TYPE: how many TYPE events the daemon logged.
 #   perf_journal: a journald for a script-mode guest (systemd-journald started by hand; it needs
 #     the cgroup2 mount guest-init makes), proven to work by an entry written and read back,
@@ -48,6 +50,11 @@ perf_start_daemon() {
         dpid=$!
         export STORPULSE_SOCKET=$SCRATCH/run/control
         wait_until 60 "control socket" test -S "$STORPULSE_SOCKET"
+}
+
+perf_stop_daemon() {
+        kill "$dpid" 2>/dev/null
+        wait "$dpid" 2>/dev/null
 }
 
 events() { grep -c "\[$1\]" "$SCRATCH/daemon.log" || true; }

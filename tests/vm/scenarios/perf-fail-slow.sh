@@ -40,8 +40,7 @@ RandomDeepQueueDepth=0
 Timeout=30s
 CONF
 perf_start_daemon --listen 127.0.0.1:19977
-# a failed check must not leave the daemon to the next scenario (its lock, its socket)
-trap 'kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null' EXIT
+trap perf_stop_daemon EXIT
 # performance verdicts on the slow member's layer (the member, or an array naming it)
 verdicts() {
         grep "\[performance-degraded\]" "$SCRATCH/daemon.log" |

@@ -64,7 +64,7 @@ CONF
 perf_start_daemon
 # on any exit: what the daemon said (the guest keeps no scratch files)
 trap 'echo "--- daemon log (last 60 lines)"; tail -n 60 "$SCRATCH/daemon.log"
-kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null' EXIT
+perf_stop_daemon' EXIT
 round() {
         timeout 120 "$STORPULSECTL" probe --profile bench md0 >>"$SCRATCH/rounds.log" 2>&1 ||
                 echo "round: probe exit $?"

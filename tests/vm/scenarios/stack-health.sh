@@ -131,8 +131,7 @@ EOF
 promtool test rules "$SCRATCH/alert.test.yml" || { cat "$SCRATCH/alert.test.yml"; fail "StorpulseVolumeFailedBelow does not fire on the daemon's series"; }
 log "StorpulseVolumeFailedBelow fires for $data on the scraped series"
 
-kill "$dpid" 2>/dev/null
-wait "$dpid" 2>/dev/null
+perf_stop_daemon
 vgchange -an vgst >/dev/null 2>&1 || true
 mdadm --stop /dev/md0 >/dev/null 2>&1 || true
 mdadm --stop "/dev/$inact" >/dev/null 2>&1 || true
