@@ -323,27 +323,32 @@ char *baseline_metric_format_value(BaselineMetric m, double v, char *buf, size_t
         return buf;
 }
 
-char *detector_event_format(const DetectorEvent *e, char *buf, size_t size) {
-        char val[32], base[32], who[BASELINE_NAME_MAX + 40] = "";
-        const DetectorFinding *f = &e->finding;
-        const char *what = e->type == DETECTOR_EVENT_DEGRADED ? "degraded" : "recovered";
+char *detector_finding_format(const DetectorFinding *f, char *buf, size_t size) {
+        char val[32], base[32];
 
-        if (e->culprit[0])
-                snprintf(who, sizeof(who), "; member %s %s the slow one", e->culprit,
-                         e->type == DETECTOR_EVENT_DEGRADED ? "is" : "was");
         if (f->metric < 0 || f->metric >= _BASELINE_METRIC_MAX) {
-                snprintf(buf, size, "performance %s: probe failed for %u runs%s", what, e->runs,
-                         who);
+                snprintf(buf, size, "probe failed");
                 return buf;
         }
         baseline_metric_format_value(f->metric, f->value, val, sizeof(val));
         baseline_metric_format_value(f->metric, f->baseline, base, sizeof(base));
         if (baseline_metric_higher_is_better(f->metric))
-                snprintf(buf, size,
-                         "performance %s: %s at %.0f%% of baseline (%s vs %s) for %u runs%s", what,
-                         metric_label(f->metric), f->ratio * 100, val, base, e->runs, who);
+                snprintf(buf, size, "%s at %.0f%% of baseline (%s vs %s)", metric_label(f->metric),
+                         f->ratio * 100, val, base);
         else
-                snprintf(buf, size, "performance %s: %s %.1fx baseline (%s vs %s) for %u runs%s",
-                         what, metric_label(f->metric), f->ratio, val, base, e->runs, who);
+                snprintf(buf, size, "%s %.1fx baseline (%s vs %s)", metric_label(f->metric),
+                         f->ratio, val, base);
+        return buf;
+}
+
+char *detector_event_format(const DetectorEvent *e, char *buf, size_t size) {
+        char finding[160], who[BASELINE_NAME_MAX + 40] = "";
+
+        if (e->culprit[0])
+                snprintf(who, sizeof(who), "; member %s %s the slow one", e->culprit,
+                         e->type == DETECTOR_EVENT_DEGRADED ? "is" : "was");
+        snprintf(buf, size, "performance %s: %s for %u runs%s",
+                 e->type == DETECTOR_EVENT_DEGRADED ? "degraded" : "recovered",
+                 detector_finding_format(&e->finding, finding, sizeof(finding)), e->runs, who);
         return buf;
 }

@@ -2,6 +2,7 @@
 /* The performance monitor's read-only views (reports, /metrics) and the lookup of a volume's
  * analysis state. */
 
+#include <math.h>
 #include <string.h>
 
 #include "core/perf-monitor-internal.h"
@@ -83,5 +84,30 @@ bool perf_monitor_get_unjudged(const PerfMonitor *pm, const char *name, uint64_t
                 *ret_shared = p->shared_runs;
         if (ret_starved)
                 *ret_starved = p->starved_runs;
+        return true;
+}
+
+bool perf_monitor_second_look(const PerfMonitor *pm, const Inventory *inv, const Volume *v,
+                              const BaselineSample *s, const char *profile, usec_t start_usec,
+                              double fg_share, DetectorFinding *ret_worst) {
+        char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
+        const PerfVolume *p;
+        const Baseline *b;
+        DetectorFinding f;
+
+        if (!pm || !inv || !v || !v->name || !s)
+                return false;
+        p = perf_monitor_find_vol(pm, v->name);
+        if (!p || p->det.state == DETECTOR_DEGRADED || perf_volume_rebuilding(inv, v))
+                return false;
+        perf_volume_identity(inv, v, id);
+        perf_baseline_key(id, profile ?: "", key);
+        b = baseline_set_find(pm->set, key);
+        if (!b || detector_classify(&pm->cfg.detector, b, s,
+                                    perf_volume_foreground_load(p, start_usec, fg_share),
+                                    &f) != DETECTOR_RUN_BAD)
+                return false;
+        if (ret_worst)
+                *ret_worst = f;
         return true;
 }

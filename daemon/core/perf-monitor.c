@@ -221,6 +221,10 @@ static bool rebuilding(const Inventory *inv, const Volume *v, bool up, unsigned 
         return false;
 }
 
+bool perf_volume_rebuilding(const Inventory *inv, const Volume *v) {
+        return rebuilding(inv, v, false, 0) || rebuilding(inv, v, true, 0);
+}
+
 static bool health_below(const Inventory *inv, const Volume *v, VolumeHealth h, unsigned depth) {
         if (depth > DEPTH_MAX)
                 return false;
@@ -416,22 +420,23 @@ static const char *slow_member(const PerfMonitor *pm, const Inventory *inv, cons
 
 /* The utilization measured over the last interval that ended before the probe started (within
  * two intervals of it): the probe's own reads must not count as foreground load. */
-static double util_before(const PerfVolume *p) {
+static double util_before(const PerfVolume *p, usec_t start_usec) {
         for (size_t i = 0; i < 2; i++)
-                if (isfinite(p->util[i]) && p->util_end_usec[i] <= p->pending_start_usec)
+                if (isfinite(p->util[i]) && p->util_end_usec[i] <= start_usec)
                         return p->util[i];
         return NAN;
 }
 
-/* The foreground load a run is judged with: the utilization before the probe, or the share of
- * the device's I/O that was someone else's during it, whichever is higher (a load that starts
- * during the probe shows only in the second). NAN when neither is known. */
-static double foreground_load(const PerfVolume *p) {
-        double u = util_before(p), f = p->pending_fg_share;
+double perf_volume_foreground_load(const PerfVolume *p, usec_t start_usec, double share) {
+        double u = util_before(p, start_usec);
 
         if (!isfinite(u))
-                return f;
-        return isfinite(f) && f > u ? f : u;
+                return share;
+        return isfinite(share) && share > u ? share : u;
+}
+
+static double foreground_load(const PerfVolume *p) {
+        return perf_volume_foreground_load(p, p->pending_start_usec, p->pending_fg_share);
 }
 
 /* The detector's verdict on v as a degraded/recovered event; n_alike > 0: that many members of
@@ -593,7 +598,7 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
 
         c.failed = v->health == VOLUME_HEALTH_FAILED;
         c.degraded = health_below(inv, v, VOLUME_HEALTH_DEGRADED, 0);
-        c.rebuilding = rebuilding(inv, v, false, 0) || rebuilding(inv, v, true, 0);
+        c.rebuilding = perf_volume_rebuilding(inv, v);
         c.probe_error = p->pending_failed;
         c.foreground_utilization = foreground_load(p);
 

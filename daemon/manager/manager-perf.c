@@ -196,16 +196,42 @@ static void add_write(const ManagerProbeSample *s, BaselineSample *x) {
                               sy->ran ? (double) sy->p99_ns : NAN);
 }
 
+/* A probe sample as the baselines see it; cpu_usec: the helper's CPU time (NAN: not known). */
+static void baseline_sample_of(const ManagerProbeSample *s, double cpu_usec, BaselineSample *x) {
+        const ManagerProbePhaseSummary *seq = &s->phases[PROBE_PHASE_SEQUENTIAL],
+                                       *rnd = &s->phases[PROBE_PHASE_RANDOM];
+
+        perf_sample_from_probe(seq->ran ? seq->bytes_per_second : NAN, rnd->ran ? rnd->iops : NAN,
+                               rnd->ran ? (double) rnd->p50_ns : NAN,
+                               rnd->ran ? (double) rnd->p99_ns : NAN,
+                               rnd->ran ? (double) rnd->max_ns : NAN, cpu_usec, x);
+        add_write(s, x);
+}
+
+static bool sample_failed(const ManagerProbeSample *s) {
+        return s->status != PROBE_RUNNER_DONE || s->state != PROBE_STATE_OK || s->errors > 0;
+}
+
+bool manager_perf_second_look(Manager *m, const Volume *v, const ManagerProbeSample *s,
+                              DetectorFinding *ret_worst) {
+        BaselineSample x;
+
+        if (!m->perf || !m->inventory || !v || !s || sample_failed(s))
+                return false;
+        baseline_sample_of(s, NAN, &x);
+        return perf_monitor_second_look(m->perf->pm, m->inventory, v, &x, s->profile,
+                                        now(CLOCK_MONOTONIC) - s->duration_usec,
+                                        s->foreground_share, ret_worst);
+}
+
 static void pick_up_results(ManagerPerf *p) {
         Manager *m = p->m;
 
         for (size_t i = 0; i < m->n_volumes; i++) {
                 const ManagerVolume *r = m->volumes[i];
                 const ManagerProbeSample *s;
-                const ManagerProbePhaseSummary *seq, *rnd;
                 BaselineSample x;
                 Seen *seen;
-                bool failed;
 
                 if (!r->volume || !r->name)
                         continue;
@@ -217,21 +243,12 @@ static void pick_up_results(ManagerPerf *p) {
                         seen->n_probes = r->n_probes;
                         continue;
                 }
-                seq = &s->phases[PROBE_PHASE_SEQUENTIAL];
-                rnd = &s->phases[PROBE_PHASE_RANDOM];
-                perf_sample_from_probe(seq->ran ? seq->bytes_per_second : NAN,
-                                       rnd->ran ? rnd->iops : NAN,
-                                       rnd->ran ? (double) rnd->p50_ns : NAN,
-                                       rnd->ran ? (double) rnd->p99_ns : NAN,
-                                       rnd->ran ? (double) rnd->max_ns : NAN,
-                                       seen->n_probes > 0 && r->cpu_usec >= seen->cpu_usec
-                                               ? (double) (r->cpu_usec - seen->cpu_usec)
-                                               : NAN,
-                                       &x);
-                add_write(s, &x);
-                failed = s->status != PROBE_RUNNER_DONE || s->state != PROBE_STATE_OK ||
-                         s->errors > 0;
-                if (perf_monitor_feed_probe(p->pm, r->volume, &x, failed,
+                baseline_sample_of(s,
+                                   seen->n_probes > 0 && r->cpu_usec >= seen->cpu_usec
+                                           ? (double) (r->cpu_usec - seen->cpu_usec)
+                                           : NAN,
+                                   &x);
+                if (perf_monitor_feed_probe(p->pm, r->volume, &x, sample_failed(s),
                                             now(CLOCK_MONOTONIC) - s->duration_usec,
                                             s->profile) >= 0) {
                         p->pending = true;

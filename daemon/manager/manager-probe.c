@@ -102,6 +102,7 @@ void manager_probe_target_free(RunTarget *t) {
         strv_free_local(t->devs);
         free(t->write_dir);
         free(t->name);
+        free(t->first);
 }
 
 static void run_free(ManagerProbeRun *run) {
@@ -141,6 +142,16 @@ void manager_probe_record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t,
                                ProbeSkipReason reason) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
 
+        if (t->first) { /* the second look could not be taken: the first result counts */
+                t->acc = t->first->acc;
+                t->foreign_share = t->first->foreign_share;
+                t->status = t->first->status;
+                t->started_usec = t->first->started_usec;
+                log_info("%s: probe not measured again (%s): the first result counts", t->name,
+                         probe_skip_reason_to_string(reason));
+                manager_probe_record_result(m, run, t, MANAGER_PROBE_OK, NULL);
+                return;
+        }
         t->state = TARGET_DONE;
         run->summary.n_skipped++;
         if (rec) {
@@ -317,12 +328,50 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, const Ma
                 log_finished(m, v, t, s, f, fields, k);
 }
 
+/* A result that reads bad against the volume's baseline, with no verdict standing, is measured
+ * once more before it counts (manager_perf_second_look()): t starts over after
+ * SECOND_LOOK_DELAY_USEC, and the second result is the one recorded and judged (the first is kept
+ * in case the second cannot be taken). Once per target and run. True when t starts over. */
+static bool second_look(Manager *m, RunTarget *t, ManagerVolume *rec, const Volume *v,
+                        const ManagerProbeSample *s) {
+        DetectorFinding f;
+        char why[160];
+
+        if (t->second_look || !rec || !v || !manager_perf_second_look(m, v, s, &f))
+                return false;
+        t->first = malloc(sizeof(*t->first));
+        if (!t->first) {
+                log_oom();
+                return false;
+        }
+        *t->first = (FirstLook){ .acc = t->acc,
+                                 .foreign_share = t->foreign_share,
+                                 .status = t->status,
+                                 .started_usec = t->started_usec };
+        log_info("%s: probe (%s) read %s: measured again in %.0f s before it counts", t->name,
+                 t->profile.name, detector_finding_format(&f, why, sizeof(why)),
+                 (double) SECOND_LOOK_DELAY_USEC / USEC_PER_SEC);
+        rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
+        t->second_look = true;
+        t->state = TARGET_PENDING;
+        t->slice = t->attempts = 0;
+        t->any_slice = false;
+        t->acc = (ProbeResult){};
+        t->foreign_share = NAN;
+        t->started_usec = 0;
+        t->not_before = now(CLOCK_MONOTONIC) + SECOND_LOOK_DELAY_USEC;
+        return true;
+}
+
 void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
                                  ManagerProbeVerdict verdict, const ProbeRunnerOutcome *last) {
         ManagerVolume *rec = manager_get_volume(m, t->name);
         const Volume *v = rec ? rec->volume : NULL;
         ManagerProbeSample s;
 
+        sample_of(t, now(CLOCK_MONOTONIC) - t->started_usec, &s);
+        if (verdict == MANAGER_PROBE_OK && second_look(m, t, rec, v, &s))
+                return;
         t->state = TARGET_DONE;
         switch (verdict) {
         case MANAGER_PROBE_OK:
@@ -339,7 +388,6 @@ void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
         case _MANAGER_PROBE_VERDICT_INVALID:
                 break;
         }
-        sample_of(t, now(CLOCK_MONOTONIC) - t->started_usec, &s);
         if (rec)
                 record_sample(rec, t, &s, verdict, last);
         if (v)

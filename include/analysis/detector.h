@@ -174,5 +174,9 @@ DetectorRun detector_classify(const DetectorConfig *c, const Baseline *b, const 
  * truncating to size. */
 char *detector_event_format(const DetectorEvent *e, char *buf, size_t size);
 
+/* One finding, e.g. "sequential read throughput at 31% of baseline (41.0 MB/s vs 132.5 MB/s)",
+ * "probe failed" without a metric. Returns buf, truncating to size. */
+char *detector_finding_format(const DetectorFinding *f, char *buf, size_t size);
+
 /* "41.0 MB/s", "2.35 ms", "1520 IOPS" for a metric's value. Returns buf. */
 char *baseline_metric_format_value(BaselineMetric m, double v, char *buf, size_t size);

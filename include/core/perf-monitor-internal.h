@@ -55,6 +55,15 @@ PerfVolume *perf_monitor_get_vol(PerfMonitor *pm, const char *name);
 /* Volumes whose members are compared: arrays, and LVs/dm devices over two or more devices. */
 bool perf_volume_has_peer_group(const Volume *v);
 
+/* Whether v, a volume below it or one above it is rebuilding, resyncing, checking or reshaping. */
+bool perf_volume_rebuilding(const Inventory *inv, const Volume *v);
+
+/* The foreground load a run that started at start_usec is judged with: the utilization of the
+ * last interval before it, or share (of the device's I/O that was someone else's during it),
+ * whichever is higher (a load that starts during the probe shows only in the second). NAN when
+ * neither is known. */
+double perf_volume_foreground_load(const PerfVolume *p, usec_t start_usec, double share);
+
 /* One round of peer samples of the group v into its comparison, and the events it gives (*count
  * incremented per event). 0 or -errno. */
 int perf_monitor_feed_peers(PerfMonitor *pm, const Volume *v, const PeerSample *s, size_t n,

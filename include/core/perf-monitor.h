@@ -177,6 +177,15 @@ int perf_monitor_tick(PerfMonitor *pm, const Inventory *inv, const MdMonitor *mo
 int perf_monitor_reset(PerfMonitor *pm, const Inventory *inv, const char *name,
                        usec_t now_realtime_usec);
 
+/* Whether a probe result of v just taken (s, of profile, started at start_usec, fg_share of the
+ * device's I/O during it someone else's), not fed yet, is a bad run against v's baseline while
+ * no verdict stands on v and nothing below or above it rebuilds: the daemon then measures v once
+ * more before the result counts (a second look). A busy host's slow moment mostly passes in
+ * seconds, a slow device stays slow. ret_worst (may be NULL): the worst metric of s. */
+bool perf_monitor_second_look(const PerfMonitor *pm, const Inventory *inv, const Volume *v,
+                              const BaselineSample *s, const char *profile, usec_t start_usec,
+                              double fg_share, DetectorFinding *ret_worst);
+
 /* Read-only views for reports and metrics: the detector and peer state of a volume by name,
  * NULL if it has none yet. */
 const Detector *perf_monitor_get_detector(const PerfMonitor *pm, const char *name);

@@ -115,6 +115,10 @@ void manager_perf_apply(Manager *m);
 /* The daemon's performance monitor (for the report snapshot: perf_report_baseline(),
  * perf_report_extension()); NULL before setup. */
 const PerfMonitor *manager_perf_monitor(const Manager *m);
+/* Whether the probe result s of v, just taken, should be measured again before it counts
+ * (perf_monitor_second_look()); ret_worst: why. */
+bool manager_perf_second_look(Manager *m, const Volume *v, const ManagerProbeSample *s,
+                              DetectorFinding *ret_worst);
 /* Answer baseline-reset / report: 0 and *ret (a reply member, may stay NULL), or -errno with
  * the message in error. */
 int manager_perf_control(Manager *m, const ControlRequest *req, json_object **ret, char *error,

@@ -19,6 +19,14 @@ typedef enum TargetState {
         TARGET_DONE,
 } TargetState;
 
+/* The first result of a target measured once more (manager-probe.c: second_look()). */
+typedef struct FirstLook {
+        ProbeResult acc;
+        double foreign_share;
+        ProbeRunnerStatus status;
+        usec_t started_usec;
+} FirstLook;
+
 typedef struct RunTarget {
         char *name;
         TargetState state;
@@ -39,7 +47,15 @@ typedef struct RunTarget {
         char *write_dir;
         uint64_t write_dev;        /* the volume's dev_t (makedev), checked by the helper */
         uint64_t write_file_bytes; /* [WriteProbe] Size= */
+        /* a result that read bad is measured once more before it counts: the first one, kept
+         * in case the second cannot be taken (skipped); second_look: it is being taken */
+        bool second_look;
+        FirstLook *first;
 } RunTarget;
+
+/* How long a target whose result read bad waits before it is measured again: a busy host's slow
+ * moment (another VM, a build, a backup's burst) mostly passes within seconds. */
+#define SECOND_LOOK_DELAY_USEC (5 * USEC_PER_SEC)
 
 #define RUN_SLICES 3
 
