@@ -96,6 +96,7 @@ void manager_report_probe(const PerfMonitor *pm, const ManagerVolume *r, ReportP
                 .cpu_usec = r->cpu_usec,
                 .device_usec = r->device_usec,
                 .n_forced = r->n_forced,
+                .n_second_looks = r->n_second_looks,
                 .deferred_usec = r->deferred_usec,
         };
         memcpy(p->skips, r->skips, sizeof(p->skips));

@@ -352,6 +352,7 @@ static bool second_look(Manager *m, RunTarget *t, ManagerVolume *rec, const Volu
                  t->profile.name, detector_finding_format(&f, why, sizeof(why)),
                  (double) SECOND_LOOK_DELAY_USEC / USEC_PER_SEC);
         rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
+        rec->n_second_looks++;
         t->second_look = true;
         t->state = TARGET_PENDING;
         t->slice = t->attempts = 0;

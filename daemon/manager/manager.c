@@ -235,6 +235,7 @@ static void restore_record(const ManagerVolume *f, void *userdata) {
         r->cpu_usec = f->cpu_usec;
         r->device_usec = f->device_usec;
         r->n_forced = f->n_forced;
+        r->n_second_looks = f->n_second_looks;
         r->deferred_usec = f->deferred_usec;
         r->stalled = f->stalled;
         memcpy(r->skips, f->skips, sizeof(r->skips));

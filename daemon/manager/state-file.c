@@ -85,6 +85,7 @@ int state_file_build(const Manager *m, json_object **ret) {
                     json_add_u64(o, "cpu_usec", r->cpu_usec) < 0 ||
                     json_add_u64(o, "device_usec", r->device_usec) < 0 ||
                     json_add_u64(o, "forced", r->n_forced) < 0 ||
+                    json_add_u64(o, "second_looks", r->n_second_looks) < 0 ||
                     json_add_u64(o, "deferred_since_usec", r->deferred_usec) < 0 ||
                     json_object_object_add(o, "stalled", json_object_new_boolean(r->stalled)) < 0) {
                         json_object_put(sk);
@@ -236,6 +237,7 @@ int state_file_parse(const char *text, size_t size, StateFileRestore restore, vo
                 (void) get_u64(o, "cpu_usec", &r.cpu_usec);
                 (void) get_u64(o, "device_usec", &r.device_usec);
                 (void) get_u64(o, "forced", &r.n_forced);
+                (void) get_u64(o, "second_looks", &r.n_second_looks);
                 (void) get_u64(o, "deferred_since_usec", &r.deferred_usec);
                 r.stalled =
                         json_object_object_get_ex(o, "stalled", &st) && json_object_get_boolean(st);

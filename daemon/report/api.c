@@ -114,6 +114,7 @@ int api_probe_json(const ReportProbe *p, json_object **ret) {
             json_add_usec_as_seconds(o, "cpu_seconds", p->cpu_usec, false) < 0 ||
             json_add_usec_as_seconds(o, "device_seconds", p->device_usec, false) < 0 ||
             json_add_u64(o, "forced", p->n_forced) < 0 ||
+            json_add_u64(o, "second_looks", p->n_second_looks) < 0 ||
             json_add_usec_as_seconds(o, "deferred_since_timestamp_seconds", p->deferred_usec,
                                      true) < 0)
                 goto out_nomem;

@@ -625,6 +625,10 @@ static void probe_counter_families(Ctx *c) {
                       "Probes run despite foreground I/O: the volume's probes had been given up "
                       "for foreign I/O for MaxDeferral=.",
                       offsetof(ReportProbe, n_forced), false);
+        probe_counter(c, "storpulse_probe_second_looks_total",
+                      "Probe results that read bad against the baseline and were measured again "
+                      "before they counted.",
+                      offsetof(ReportProbe, n_second_looks), false);
         metrics_writer_family(w, "storpulse_probe_deferred_since_timestamp_seconds", METRIC_GAUGE,
                               "Since when the volume's probes are given up for foreign I/O "
                               "(only volumes deferred now).");
