@@ -626,6 +626,74 @@ static void test_foreground_during_probe(void) {
         is_int(log.n[PERF_EVENT_DEGRADED], 1, "quiet: two bad runs, degraded");
 }
 
+/* md0 of md-raid1-idle and of md-raid1-check is one array (same identity), checking in the
+ * second: a result of md0 that reads bad is measured again while idle, not while it checks. */
+static void test_second_look_check(void) {
+        _cleanup_(inventory_freep) Inventory *idle = scan("md-raid1-idle");
+        _cleanup_(inventory_freep) Inventory *check = scan("md-raid1-check");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        char a[BASELINE_IDENTITY_MAX], b[BASELINE_IDENTITY_MAX];
+        const Volume *v = inventory_get(idle, "md0"), *w = inventory_get(check, "md0");
+        BaselineSample s;
+        Log log = {};
+
+        ok(v && w && perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor, md0 twice");
+        if (!v || !w)
+                return;
+        perf_volume_identity(idle, v, a);
+        perf_volume_identity(check, w, b);
+        is_str(a, b, "one identity");
+        for (unsigned i = 0; i < 10; i++) {
+                perf_sample_from_probe(150e6 * (1 + 0.01 * (i % 3)), 1000, 1e6, 3e6, 6e6, 2000, &s);
+                (void) perf_monitor_feed_probe(pm, v, &s, false, 0, "quick");
+                (void) perf_monitor_end_round(pm, idle, (usec_t) i * 60 * USEC_PER_SEC,
+                                              1764750000000000 + (usec_t) i * 60 * USEC_PER_SEC);
+        }
+        perf_sample_from_probe(150e6 * 0.3, 1000, 1e6, 3e6, 6e6, 2000, &s);
+        ok(perf_monitor_second_look(pm, idle, v, &s, "quick", 0, NAN, NULL),
+           "md0 idle, 30%% of baseline: measured again");
+        ok(!perf_monitor_second_look(pm, check, w, &s, "quick", 0, NAN, NULL),
+           "md0 checking: no second look");
+}
+
+/* The second look: a fresh result is measured again when it reads bad against the baseline and
+ * no verdict stands, never while learning, for a good result, with a verdict standing, or on a
+ * rebuilding array; the foreground share widens the margin as for the verdict. */
+static void test_second_look(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const Volume *v = inventory_get(inv, "vdc");
+        BaselineSample good, slow;
+        DetectorFinding f = {};
+        Log log = {};
+        unsigned i;
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        perf_sample_from_probe(150e6, 1000, 1e6, 3e6, 6e6, 2000, &good);
+        perf_sample_from_probe(150e6 * 0.35, 1000, 1e6, 3e6, 6e6, 2000, &slow);
+        ok(!perf_monitor_second_look(pm, inv, v, &slow, "quick", 0, NAN, &f),
+           "no baseline yet: no second look");
+        for (i = 0; i < 10; i++)
+                feed_disk(pm, inv, 1.0, i);
+        ok(!perf_monitor_second_look(pm, inv, v, &good, "quick", 0, NAN, NULL),
+           "a good result: no second look");
+        ok(perf_monitor_second_look(pm, inv, v, &slow, "quick", 0, NAN, &f),
+           "35%% of baseline: measured again");
+        ok(f.metric == BASELINE_SEQ_BYTES_PER_SEC && f.ratio < 0.4,
+           "why: the sequential throughput (%s at %.0f%%)", baseline_metric_to_string(f.metric),
+           f.ratio * 100);
+        ok(!perf_monitor_second_look(pm, inv, v, &slow, "light", 0, NAN, NULL),
+           "another profile's baseline: not learned, no second look");
+        ok(!perf_monitor_second_look(pm, inv, v, &slow, "quick", 0, 0.4, NULL),
+           "at a foreground share of 0.4 (busy margin, 30%%): not bad, no second look");
+        feed_disk(pm, inv, 0.35, i++);
+        feed_disk(pm, inv, 0.35, i++);
+        is_int(log.n[PERF_EVENT_DEGRADED], 1, "two bad runs: degraded");
+        ok(!perf_monitor_second_look(pm, inv, v, &slow, "quick", 0, NAN, NULL),
+           "a verdict standing: no second look");
+        test_second_look_check();
+}
+
 int main(void) {
         char cmd[600];
 
@@ -642,6 +710,7 @@ int main(void) {
         test_set_config();
         test_report_own_profile();
         test_foreground_during_probe();
+        test_second_look();
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
         (void) system(cmd);
         return tap_done();
