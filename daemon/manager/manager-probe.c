@@ -348,7 +348,7 @@ static bool second_look(Manager *m, RunTarget *t, ManagerVolume *rec, const Volu
                                  .foreign_share = t->foreign_share,
                                  .status = t->status,
                                  .started_usec = t->started_usec };
-        log_info("%s: probe (%s) read %s: measured again in %.0f s before it counts", t->name,
+        log_info("%s: probe (%s) slow, %s: measured again in %.0f s before it counts", t->name,
                  t->profile.name, detector_finding_format(&f, why, sizeof(why)),
                  (double) SECOND_LOOK_DELAY_USEC / USEC_PER_SEC);
         rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);

@@ -94,7 +94,7 @@ tap_ok "$([ -S "$SOCK" ]; echo $?)" "daemon's control socket"
 
 round() { bounded 120 "$CTL" probe --profile t "$name" >>"$SCRATCH/rounds.log" 2>&1; }
 count() { grep -c "^$name: $1" "$SCRATCH/daemon.log"; }
-looks() { count "probe (t) read .*: measured again in 5 s before it counts"; }
+looks() { count "probe (t) slow, .*: measured again in 5 s before it counts"; }
 verdicts() { count "performance degraded:"; }
 unjudged() { count "probe run not judged"; }
 report() { # report KEY: of the volume's baseline, from storpulsectl report
