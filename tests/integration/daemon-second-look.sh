@@ -112,29 +112,31 @@ for _ in $(seq 30); do
 done
 check "quiet: the baseline is learned ($(report learned_runs) runs, $(unjudged) not judged)" \
         test "$(report verdict)" = ok
-check "quiet: no second look while learning and healthy ($(looks))" test "$(looks)" -eq 0
 
-# 2. a slow moment: throttled for the first look only
+# 2. a slow moment: throttled for the first look only (on a loaded host a healthy round may
+#    have been measured again already: counts from here)
+l0=$(looks)
 echo "$DPID" >"$CG/cgroup.procs"
 round &
 rpid=$!
 for _ in $(seq 600); do
-        [ "$(looks)" -ge 1 ] && break
+        [ "$(looks)" -gt "$l0" ] && break
         sleep 0.1
 done
 to_root
 wait "$rpid"
-check "slow moment: the throttled result was measured again" test "$(looks)" -eq 1
+check "slow moment: the throttled result was measured again" test "$(looks)" -eq $((l0 + 1))
 grep "measured again" "$SCRATCH/daemon.log" | diag
 check "slow moment: no verdict ($(verdicts))" test "$(verdicts)" -eq 0
 check "slow moment: the volume is ok ($(report verdict))" test "$(report verdict)" = ok
 # 2b. the second look cannot be taken (fio reads the device from the first look's end on, and
 #     the back-off defers the second look until its retries are spent): the first result counts
+l0=$(looks)
 echo "$DPID" >"$CG/cgroup.procs"
 round &
 rpid=$!
 for _ in $(seq 600); do
-        [ "$(looks)" -ge 2 ] && break
+        [ "$(looks)" -gt "$l0" ] && break
         sleep 0.1
 done
 to_root
@@ -158,6 +160,7 @@ check "no second look possible: one bad run is no verdict ($(verdicts), $(report
 
 # 3. a slow device: both looks throttled in every round; rounds whose probe waited for a CPU
 #    (a busy host) are not judged and do not count
+l0=$(looks)
 echo "$DPID" >"$CG/cgroup.procs"
 n=0 u0=$(unjudged)
 while [ "$(verdicts)" -eq 0 ] && [ $n -lt 12 ]; do
@@ -168,8 +171,8 @@ to_root
 judged=$((n - ($(unjudged) - u0)))
 check "slow device: performance-degraded after $judged judged rounds of $n (BadRuns=2)" \
         test "$(verdicts)" -eq 1 -a "$judged" -le 2
-check "slow device: each bad round was measured again ($(($(looks) - 2)) second looks)" \
-        test $(($(looks) - 2)) -ge 2
+check "slow device: each bad round was measured again ($(($(looks) - l0)) second looks)" \
+        test $(($(looks) - l0)) -ge 2
 grep "performance degraded" "$SCRATCH/daemon.log" | diag
 
 # 4. the throttle lifted: recovered, no second look needed
