@@ -517,38 +517,54 @@ static const Volume *walk_up(const Inventory *inv, const Volume *w) {
         return w;
 }
 
-/* How far p's pending run is from its baseline (common_mode_factor()); NAN when it cannot be
+/* p's pending run against its baseline (detector_classify()); INCONCLUSIVE when it cannot be
  * judged (no baseline yet, failed, saturated). */
-static double pending_factor(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p) {
+static DetectorRun pending_run(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p,
+                               DetectorFinding *ret) {
         char id[BASELINE_IDENTITY_MAX], key[BASELINE_IDENTITY_MAX];
         const Volume *w = inventory_get(inv, p->name);
         const Baseline *b;
-        DetectorFinding f;
 
         if (!w || !p->pending || p->pending_failed)
-                return NAN;
+                return DETECTOR_RUN_INCONCLUSIVE;
         perf_volume_identity(inv, w, id);
         perf_baseline_key(id, p->pending_profile, key);
         b = baseline_set_find(pm->set, key);
-        if (!b || detector_classify(&pm->cfg.detector, b, &p->pending_sample, foreground_load(p),
-                                    &f) == DETECTOR_RUN_INCONCLUSIVE)
+        if (!b)
+                return DETECTOR_RUN_INCONCLUSIVE;
+        return detector_classify(&pm->cfg.detector, b, &p->pending_sample, foreground_load(p), ret);
+}
+
+/* How far p's pending run is from its baseline (common_mode_factor()); NAN when it cannot be
+ * judged. */
+static double pending_factor(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p) {
+        DetectorFinding f;
+
+        if (pending_run(pm, inv, p, &f) == DETECTOR_RUN_INCONCLUSIVE)
                 return NAN;
         return common_mode_factor(&f);
 }
 
-/* Whether p (the probe of v) degraded alike with the other members of the array above it in
- * this round (analysis/common-mode). */
-static bool shared_degradation(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p,
-                               const Volume *v) {
+/* The array above v whose members are compared (v, or the volume it stands in for), or NULL. */
+static const Volume *peer_group_of(const Inventory *inv, const Volume *v) {
         const Volume *w = walk_up(inv, v), *g = NULL;
-        double f[COMMON_MODE_MEMBERS_MAX];
-        size_t n = 0, self = SIZE_MAX;
 
         for (size_t k = 0; !g && w && w->holders && w->holders[k]; k++) {
                 g = inventory_get(inv, w->holders[k]);
                 if (g && !perf_volume_has_peer_group(g))
                         g = NULL;
         }
+        return g;
+}
+
+/* Whether p (the probe of v) degraded alike with the other members of the array above it in
+ * this round (analysis/common-mode). */
+static bool shared_degradation(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p,
+                               const Volume *v) {
+        const Volume *g = peer_group_of(inv, v);
+        double f[COMMON_MODE_MEMBERS_MAX];
+        size_t n = 0, self = SIZE_MAX;
+
         for (size_t i = 0; g && g->members && g->members[i] && n < ELEMENTSOF(f); i++) {
                 const PerfVolume *mp = member_probe(pm, inv, g->members[i]);
 
@@ -558,6 +574,31 @@ static bool shared_degradation(const PerfMonitor *pm, const Inventory *inv, cons
                 n++;
         }
         return self != SIZE_MAX && common_mode_shared(&pm->cfg.common, f, n, self);
+}
+
+/* Whether p (the probe of v, a member of an array with at least three members probed in this
+ * round) read bad against its own baseline while the peer comparison of this round did not find
+ * it slow (neither suspect nor slowing): the member is no slower than its peers, so what slowed
+ * its run is not the member (the host, a moment of foreground load on it); a slow member is the
+ * peer rule's to find. Such a run is neither judged nor learned. */
+static bool peers_disagree(const PerfMonitor *pm, const Inventory *inv, const PerfVolume *p,
+                           const Volume *v) {
+        const Volume *g = peer_group_of(inv, v);
+        const PerfVolume *gp = g ? perf_monitor_find_vol(pm, g->name) : NULL;
+        const char *self = NULL;
+        size_t probed = 0;
+
+        for (size_t i = 0; gp && g->members && g->members[i]; i++) {
+                const PerfVolume *mp = member_probe(pm, inv, g->members[i]);
+
+                probed += !!mp;
+                if (mp == p)
+                        self = g->members[i];
+        }
+        if (!self || probed < 3 || pending_run(pm, inv, p, NULL) != DETECTOR_RUN_BAD)
+                return false;
+        return !streq_ptr(peer_group_suspect(&gp->peers), self) &&
+               !streq_ptr(peer_group_slowing(&gp->peers), self);
 }
 
 /* How many members of v probed in this round degraded alike (their runs set aside as shared),
@@ -610,14 +651,16 @@ static void judge(PerfMonitor *pm, const Inventory *inv, PerfVolume *p, const Vo
          * not as a degradation, and its runs are kept aside for "during rebuild vs after". */
         /* Not this member's fault (the layer above, or the host, is judged on its own probe),
          * or the host did not run the probe: not judged, nothing learned. */
-        if (p->pending_shared || p->pending_starved) {
-                if (p->pending_shared)
-                        p->shared_runs++;
-                else
+        if (p->pending_shared || p->pending_peers_normal || p->pending_starved) {
+                if (p->pending_starved)
                         p->starved_runs++;
+                else
+                        p->shared_runs++;
                 log_info("%s: probe run not judged: %s", v->name,
                          p->pending_shared ? "degraded alike with the other members of its array"
-                                           : "the host stalled during it");
+                         : p->pending_peers_normal
+                                 ? "slower than its baseline, not than its peers in this round"
+                                 : "the host stalled during it");
                 return;
         }
         if (!c.rebuilding) {
@@ -681,6 +724,8 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
                 const Volume *v = p->pending ? inventory_get(inv, p->name) : NULL;
 
                 p->pending_shared = v && shared_degradation(pm, inv, p, v);
+                p->pending_peers_normal = v && !p->pending_shared && !p->pending_starved &&
+                                          peers_disagree(pm, inv, p, v);
         }
         /* 3. verdicts and learning */
         for (size_t i = 0; i < pm->n_vols; i++) {
@@ -695,7 +740,7 @@ int perf_monitor_end_round(PerfMonitor *pm, const Inventory *inv, usec_t now_use
         }
         for (size_t i = 0; i < pm->n_vols; i++)
                 pm->vols[i]->pending = pm->vols[i]->round_done = pm->vols[i]->pending_shared =
-                        pm->vols[i]->pending_starved = false;
+                        pm->vols[i]->pending_peers_normal = pm->vols[i]->pending_starved = false;
         return count;
 }
 

@@ -166,6 +166,37 @@ static void test_raid6_member_slow(void) {
         is_int(perf_monitor_reset(pm, inv, "md1", 2), 2, "reset covers both profiles");
 }
 
+/* A member slower than its own baseline but not than its peers (its probe latency like theirs,
+ * its sequential read at 30%: a moment of host or foreground load on its probe alone, as a busy
+ * host gives members probed one after another) gets no verdict: its runs are not judged; the
+ * same member with +20 ms per read, which the peers see, still gets its own verdict (above). */
+static void test_member_peers_normal(void) {
+        _cleanup_(inventory_freep) Inventory *inv = scan("md-raid6-idle");
+        _cleanup_(perf_monitor_freep) PerfMonitor *pm = NULL;
+        const char *m[] = { "vdc", "vdd", "vde", "vdf" };
+        uint64_t shared = 0;
+        Log log = {};
+        unsigned i;
+
+        ok(perf_monitor_new(NULL, on_event, &log, &pm) == 0, "monitor");
+        for (i = 0; i < 20; i++)
+                (void) round_(pm, inv, "md1", m, 4, NULL, 0, i);
+        for (unsigned k = 0; k < 3; k++, i++) {
+                BaselineSample s;
+
+                feed_round(pm, inv, "md1", m, 4, NULL, 0, i);
+                perf_sample_from_probe(150e6 * 0.3, 1e3 / 0.8, 0.8e6, 2.4e6, 4.8e6, 2000, &s);
+                (void) perf_monitor_feed_probe(pm, inventory_get(inv, "vde"), &s, false, 0,
+                                               "quick");
+                (void) end_round(pm, inv, i);
+        }
+        is_int(log.n[PERF_EVENT_DEGRADED] + log.n[PERF_EVENT_MEMBER_SLOW], 0,
+               "3 rounds of vde at 30%% with the latency of its peers: no verdict");
+        ok(perf_monitor_get_unjudged(pm, "vde", &shared, NULL), "vde's counts");
+        is_int(shared, 3, "its 3 runs not judged");
+        ok(perf_monitor_get_detector(pm, "vde")->state == DETECTOR_OK, "vde stays ok");
+}
+
 /* The array's streak a run ahead of its slow member's (vm-perf beside another VM, 2026-12-07):
  * in the first slow round the member's probe waited for a CPU, so the peers did not compare it,
  * and the array reaches its 2 slow runs while the member's peer streak is at 1. The array's
@@ -699,6 +730,7 @@ int main(void) {
 
         ok(mkdtemp(root) != NULL, "temp root");
         test_raid6_member_slow();
+        test_member_peers_normal();
         test_array_ahead_of_member();
         test_raid1_own_baseline();
         test_shared_and_starved();
