@@ -104,6 +104,20 @@ v = (json.load(sys.stdin)["volumes"] or [{}])[0]
 print(v.get(sys.argv[1]) if v.get(sys.argv[1]) is not None else "learning")' "$1"
 }
 
+# first_look_throttled: a round started in the background (rpid) with the daemon throttled until
+# it says it measures again; l0: the second looks before it
+first_look_throttled() {
+        l0=$(looks)
+        echo "$DPID" >"$CG/cgroup.procs"
+        round &
+        rpid=$!
+        for _ in $(seq 600); do
+                [ "$(looks)" -gt "$l0" ] && break
+                sleep 0.1
+        done
+        to_root
+}
+
 # 1. quiet rounds until MinSamples=4 judged ones have learned the baseline (on a busy host a
 #    probe that waited for a CPU for a quarter of its time is not judged: more rounds)
 for _ in $(seq 30); do
@@ -115,15 +129,7 @@ check "quiet: the baseline is learned ($(report learned_runs) runs, $(unjudged) 
 
 # 2. a slow moment: throttled for the first look only (on a loaded host a healthy round may
 #    have been measured again already: counts from here)
-l0=$(looks)
-echo "$DPID" >"$CG/cgroup.procs"
-round &
-rpid=$!
-for _ in $(seq 600); do
-        [ "$(looks)" -gt "$l0" ] && break
-        sleep 0.1
-done
-to_root
+first_look_throttled
 wait "$rpid"
 check "slow moment: the throttled result was measured again" test "$(looks)" -eq $((l0 + 1))
 grep "measured again" "$SCRATCH/daemon.log" | diag
@@ -131,15 +137,7 @@ check "slow moment: no verdict ($(verdicts))" test "$(verdicts)" -eq 0
 check "slow moment: the volume is ok ($(report verdict))" test "$(report verdict)" = ok
 # 2b. the second look cannot be taken (fio reads the device from the first look's end on, and
 #     the back-off defers the second look until its retries are spent): the first result counts
-l0=$(looks)
-echo "$DPID" >"$CG/cgroup.procs"
-round &
-rpid=$!
-for _ in $(seq 600); do
-        [ "$(looks)" -gt "$l0" ] && break
-        sleep 0.1
-done
-to_root
+first_look_throttled
 fio --name=fg --filename="$dev" --readonly --direct=1 --ioengine=libaio --rw=randread --bs=4k \
         --iodepth=4 --time_based --runtime=20 --output=/dev/null >/dev/null 2>&1 &
 fpid=$!
