@@ -17,8 +17,8 @@ typedef struct PerfVolume {
         HwRebuildHint hw;
         /* the round */
         bool pending, pending_failed, round_done;
-        bool pending_shared;  /* degraded alike with its peers: not judged, not learned */
-        bool pending_starved; /* the host stalled during the probe: same */
+        bool pending_shared;       /* degraded alike with its peers: not judged, not learned */
+        bool pending_starved;      /* the host stalled during the probe: same */
         bool pending_peers_normal; /* bad against its baseline, not against its peers: same */
         uint64_t shared_runs, starved_runs;
         char pending_profile[32];

@@ -104,8 +104,8 @@ typedef struct ManagerVolume {
                                * last probe ("retries"), 0 none: MaxDeferral= counts from it */
         uint64_t n_forced;    /* probes run despite foreground I/O after MaxDeferral= */
         uint64_t n_second_looks; /* results that read bad and were measured again */
-        usec_t cpu_usec;      /* probe helper CPU (user+sys), total */
-        usec_t device_usec;   /* device time spent probing, total */
+        usec_t cpu_usec;         /* probe helper CPU (user+sys), total */
+        usec_t device_usec;      /* device time spent probing, total */
 } ManagerVolume;
 
 typedef struct Manager Manager;

@@ -81,7 +81,7 @@ typedef struct ReportProbe {
         size_t n_history;
         uint64_t n_probes, n_stalls, n_failed; /* n_failed: runs with I/O errors or not run */
         uint64_t skips[_PROBE_SKIP_REASON_MAX];
-        uint64_t n_forced;    /* run despite foreground I/O after MaxDeferral= */
+        uint64_t n_forced;       /* run despite foreground I/O after MaxDeferral= */
         uint64_t n_second_looks; /* results that read bad and were measured again */
         usec_t deferred_usec; /* CLOCK_REALTIME since its probes are given up for foreign I/O; 0 */
         usec_t cpu_usec;      /* probe helper CPU time (user + system) */
