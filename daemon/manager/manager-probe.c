@@ -147,6 +147,7 @@ void manager_probe_record_skip(Manager *m, ManagerProbeRun *run, RunTarget *t,
                 t->foreign_share = t->first->foreign_share;
                 t->status = t->first->status;
                 t->started_usec = t->first->started_usec;
+                t->first = mfree(t->first); /* its device time is counted once, as the result's */
                 log_info("%s: probe not measured again (%s): the first result counts", t->name,
                          probe_skip_reason_to_string(reason));
                 manager_probe_record_result(m, run, t, MANAGER_PROBE_OK, NULL);
@@ -218,6 +219,8 @@ static void record_sample(ManagerVolume *rec, const RunTarget *t, const ManagerP
                 rec->n_forced++;
         rec->cpu_usec += t->cpu_usec;
         rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
+        if (t->first) /* a second look was taken: the first one's reads count too */
+                rec->device_usec += (usec_t) (t->first->acc.elapsed_ns / NSEC_PER_USEC);
         rec->stalled = verdict == MANAGER_PROBE_STALLED;
         if (verdict == MANAGER_PROBE_STALLED)
                 rec->n_stalls++;
@@ -351,7 +354,6 @@ static bool second_look(Manager *m, RunTarget *t, ManagerVolume *rec, const Volu
         log_info("%s: probe (%s) slow, %s: measured again in %.0f s before it counts", t->name,
                  t->profile.name, detector_finding_format(&f, why, sizeof(why)),
                  (double) SECOND_LOOK_DELAY_USEC / USEC_PER_SEC);
-        rec->device_usec += (usec_t) (t->acc.elapsed_ns / NSEC_PER_USEC);
         rec->n_second_looks++;
         t->second_look = true;
         t->state = TARGET_PENDING;
