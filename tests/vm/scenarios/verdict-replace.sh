@@ -37,7 +37,7 @@ ok('replacement' in v['member_states']['$c'], '$c replacement')
 ok('write_mostly' in v['member_states']['$b'], '$b write_mostly')
 "
 # the kernel's own sequence at the end (every distinct reading, builtins only, 2 ms apart), the
-# source of tests/unit/test-rebuild.c's replay of this replace
+# source of tests/unit/test-rebuild-observe.c's replay of this replace
 trace_end() {
         local md=/sys/block/md0/md x prev='' line key f n=0 fd
         exec {fd}<> <(:)
