@@ -35,41 +35,74 @@ static void check_error(const char *text, const char *want) {
         free(e);
 }
 
+static const char good_conf[] = "# comment\n"
+                                "[Daemon]\n"
+                                "RescanInterval=2min\n"
+                                "DmRaidPollInterval = 500ms\n"
+                                "LogLevel=debug\n"
+                                "ControlGroup=daemon\n"
+                                "[Schedule]\n"
+                                "Builtin=yes\n"
+                                "Profile=nightly\n"
+                                "Interval=1h\n"
+                                "[Probe]\n"
+                                "ForeignIOThreshold=64M\n"
+                                "IdleWindow=50ms\n"
+                                "Budget=30s\n"
+                                "MaxDeferral=3d\n"
+                                "DeferralProfile=nightly\n"
+                                "[Volumes]\n"
+                                "Kind=md disk\n"
+                                "Name=md* sd?\n"
+                                "Exclude=sdz\n"
+                                "[Profile nightly]\n"
+                                "SequentialBytes=1G\n"
+                                "RandomDuration=5s\n"
+                                "Members=yes\n"
+                                "[Profile quick]\n"
+                                "Timeout=10s\n"
+                                "[HTTP]\n"
+                                "Listen=[::1]:9100\n";
+
+/* the volume selection of good_conf: Kind=md disk, Name=md* sd?, Exclude=sdz */
+static void test_good_selection(const Config *c) {
+        Volume md0 = { .name = "md0", .kind = VOLUME_MD, .path = "/dev/md0" };
+        Volume sda = { .name = "sda", .kind = VOLUME_DISK, .path = "/dev/sda" };
+        Volume sdz = { .name = "sdz", .kind = VOLUME_DISK, .path = "/dev/sdz" };
+        Volume nvme = { .name = "nvme0n1", .kind = VOLUME_DISK, .path = "/dev/nvme0n1" };
+        Volume lv = { .name = "dm-0", .kind = VOLUME_LVM, .path = "/dev/dm-0" };
+
+        ok(config_volume_selected(c, &md0), "md0 selected (kind md, name md*)");
+        ok(config_volume_selected(c, &sda), "sda selected");
+        ok(!config_volume_selected(c, &sdz), "sdz excluded");
+        ok(!config_volume_selected(c, &nvme), "nvme0n1 not matched by Name=");
+        ok(!config_volume_selected(c, &lv), "lvm not in Kind=");
+}
+
+/* the default selection: disks, not loop devices (until Exclude= is reset) nor partitions */
+static void test_default_selection(void) {
+        Config *c = NULL;
+        Volume loop = { .name = "loop3", .kind = VOLUME_DISK, .path = "/dev/loop3" };
+        Volume vda = { .name = "vda", .kind = VOLUME_DISK, .path = "/dev/vda" };
+        Volume part = { .name = "vda1", .kind = VOLUME_PARTITION, .path = "/dev/vda1" };
+
+        ok(config_new_default(&c) == 0, "defaults again");
+        ok(!config_volume_selected(c, &loop), "loop devices excluded by default");
+        ok(config_volume_selected(c, &vda), "disks selected by default");
+        ok(!config_volume_selected(c, &part), "partitions not selected by default");
+        is_int(config_parse_string(c, "x.conf", "[Volumes]\nExclude=\n", NULL), 0,
+               "Exclude= resets");
+        ok(config_volume_selected(c, &loop), "loop selected once Exclude= is reset");
+        config_free(c);
+}
+
 static void test_good(void) {
         Config *c = NULL;
         char *error = NULL;
         const Profile *p;
-        const char *text = "# comment\n"
-                           "[Daemon]\n"
-                           "RescanInterval=2min\n"
-                           "DmRaidPollInterval = 500ms\n"
-                           "LogLevel=debug\n"
-                           "ControlGroup=daemon\n"
-                           "[Schedule]\n"
-                           "Builtin=yes\n"
-                           "Profile=nightly\n"
-                           "Interval=1h\n"
-                           "[Probe]\n"
-                           "ForeignIOThreshold=64M\n"
-                           "IdleWindow=50ms\n"
-                           "Budget=30s\n"
-                           "MaxDeferral=3d\n"
-                           "DeferralProfile=nightly\n"
-                           "[Volumes]\n"
-                           "Kind=md disk\n"
-                           "Name=md* sd?\n"
-                           "Exclude=sdz\n"
-                           "[Profile nightly]\n"
-                           "SequentialBytes=1G\n"
-                           "RandomDuration=5s\n"
-                           "Members=yes\n"
-                           "[Profile quick]\n"
-                           "Timeout=10s\n"
-                           "[HTTP]\n"
-                           "Listen=[::1]:9100\n";
 
         ok(config_new_default(&c) == 0, "defaults");
-        is_int(config_parse_string(c, "good.conf", text, &error), 0, "good config parses");
+        is_int(config_parse_string(c, "good.conf", good_conf, &error), 0, "good config parses");
         if (error)
                 tap_diag("%s", error);
         is_u64(c->rescan_interval_usec, 120 * USEC_PER_SEC, "2min");
@@ -98,34 +131,7 @@ static void test_good(void) {
         ok(p && p->params.seq_bytes == 64U << 20, "other quick keys kept");
         ok(config_get_profile(c, "deep") && config_get_profile(c, "light"), "built-ins kept");
 
-        {
-                Volume md0 = { .name = "md0", .kind = VOLUME_MD, .path = "/dev/md0" };
-                Volume sda = { .name = "sda", .kind = VOLUME_DISK, .path = "/dev/sda" };
-                Volume sdz = { .name = "sdz", .kind = VOLUME_DISK, .path = "/dev/sdz" };
-                Volume nvme = { .name = "nvme0n1", .kind = VOLUME_DISK, .path = "/dev/nvme0n1" };
-                Volume lv = { .name = "dm-0", .kind = VOLUME_LVM, .path = "/dev/dm-0" };
-
-                ok(config_volume_selected(c, &md0), "md0 selected (kind md, name md*)");
-                ok(config_volume_selected(c, &sda), "sda selected");
-                ok(!config_volume_selected(c, &sdz), "sdz excluded");
-                ok(!config_volume_selected(c, &nvme), "nvme0n1 not matched by Name=");
-                ok(!config_volume_selected(c, &lv), "lvm not in Kind=");
-        }
-        config_free(c);
-
-        ok(config_new_default(&c) == 0, "defaults again");
-        {
-                Volume loop = { .name = "loop3", .kind = VOLUME_DISK, .path = "/dev/loop3" };
-                Volume vda = { .name = "vda", .kind = VOLUME_DISK, .path = "/dev/vda" };
-                Volume part = { .name = "vda1", .kind = VOLUME_PARTITION, .path = "/dev/vda1" };
-
-                ok(!config_volume_selected(c, &loop), "loop devices excluded by default");
-                ok(config_volume_selected(c, &vda), "disks selected by default");
-                ok(!config_volume_selected(c, &part), "partitions not selected by default");
-                is_int(config_parse_string(c, "x.conf", "[Volumes]\nExclude=\n", NULL), 0,
-                       "Exclude= resets");
-                ok(config_volume_selected(c, &loop), "loop selected once Exclude= is reset");
-        }
+        test_good_selection(c);
         config_free(c);
 }
 
@@ -363,30 +369,29 @@ static void test_http(void) {
         free(error);
 }
 
-static void test_detection(void) {
-        _cleanup_(config_freep) Config *c = NULL;
-        PerfMonitorConfig pc, d = PERF_MONITOR_CONFIG_DEFAULT;
-        char *error = NULL;
-        const char *text = "[Detection]\n"
-                           "BaselineWindow=16\n"
-                           "MinSamples=4\n"
-                           "ThroughputThreshold=30%\n"
-                           "LatencyFactor=2.5\n"
-                           "P99LatencyFactor=4\n"
-                           "LatencyFloor=500us\n"
-                           "BadRuns=3\n"
-                           "GoodRuns=5\n"
-                           "MemberLatencyFloor=8ms\n"
-                           "MemberAwaitFloor=50ms\n"
-                           "MemberFactor=4\n"
-                           "RebuildMaxETA=1h\n"
-                           "RebuildSpeedFloor=50M\n"
-                           "RebuildSustain=20s\n"
-                           "RebuildForegroundIO=4M\n"
-                           "RebuildForegroundIOPS=100\n"
-                           "StatisticsInterval=2s\n";
+static const char detection_conf[] = "[Detection]\n"
+                                     "BaselineWindow=16\n"
+                                     "MinSamples=4\n"
+                                     "ThroughputThreshold=30%\n"
+                                     "LatencyFactor=2.5\n"
+                                     "P99LatencyFactor=4\n"
+                                     "LatencyFloor=500us\n"
+                                     "BadRuns=3\n"
+                                     "GoodRuns=5\n"
+                                     "MemberLatencyFloor=8ms\n"
+                                     "MemberAwaitFloor=50ms\n"
+                                     "MemberFactor=4\n"
+                                     "RebuildMaxETA=1h\n"
+                                     "RebuildSpeedFloor=50M\n"
+                                     "RebuildSustain=20s\n"
+                                     "RebuildForegroundIO=4M\n"
+                                     "RebuildForegroundIOPS=100\n"
+                                     "StatisticsInterval=2s\n";
 
-        ok(config_new_default(&c) >= 0, "defaults");
+/* a fresh config converts to the monitor's own defaults */
+static void test_detection_defaults(const Config *c) {
+        PerfMonitorConfig pc, d = PERF_MONITOR_CONFIG_DEFAULT;
+
         config_perf_monitor_config(c, &pc);
         is_int(pc.window, d.window, "default window");
         is_int(pc.detector.min_samples, d.detector.min_samples, "default MinSamples");
@@ -408,8 +413,14 @@ static void test_detection(void) {
                    pc.rebuild.busy_iops == d.rebuild.busy_iops,
            "default rebuild limits are REBUILD_SLOW_CONFIG_DEFAULT");
         is_u64(c->detect_stat_interval_usec, 30 * USEC_PER_SEC, "statistics every 30s");
+}
 
-        is_int(config_parse_string(c, "det.conf", text, &error), 0, "[Detection] parses");
+/* every [Detection] key of detection_conf lands in the monitor config */
+static void test_detection_keys(Config *c) {
+        PerfMonitorConfig pc;
+        char *error = NULL;
+
+        is_int(config_parse_string(c, "det.conf", detection_conf, &error), 0, "[Detection] parses");
         if (error)
                 tap_diag("%s", error);
         free(error);
@@ -442,7 +453,9 @@ static void test_detection(void) {
         config_perf_monitor_config(c, &pc);
         ok(isinf(pc.rebuild.eta_limit_sec) && perf_monitor_config_validate(&pc) == 0,
            "RebuildMaxETA=0: no ETA limit");
+}
 
+static void test_detection_errors(void) {
         check_error("[Detection]\nThroughputThreshold=99%\n",
                     "test.conf:2: percentage '99%' out of range (5%..95%)");
         check_error("[Detection]\nThroughputThreshold=half\n",
@@ -470,6 +483,15 @@ static void test_detection(void) {
                     "test.conf:3: [Detection] MinSamples=20 exceeds BaselineWindow=10");
         check_error("[Detection]\nDetect=yes\n",
                     "test.conf:2: unknown key 'Detect' in section [Detection]");
+}
+
+static void test_detection(void) {
+        _cleanup_(config_freep) Config *c = NULL;
+
+        ok(config_new_default(&c) >= 0, "defaults");
+        test_detection_defaults(c);
+        test_detection_keys(c);
+        test_detection_errors();
 }
 
 /* [WriteProbe] and Write=: opt-in twice, paths checked as text, errors at their line. */
@@ -509,6 +531,7 @@ static void test_write_probe(void) {
 int main(void) {
         test_write_probe();
         test_good();
+        test_default_selection();
         test_detection();
         test_http();
         test_bad();

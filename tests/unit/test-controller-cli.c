@@ -135,15 +135,11 @@ static void test_states(void) {
         is_int(controller_volume_state_from_string("bogus"), -EINVAL, "bogus -> -EINVAL");
 }
 
-static void test_storcli(void) {
-        _cleanup_free_ char *vall = NULL, *prog = NULL, *idle = NULL;
+/* storcli `/call/vall show all J`: the recorded RAID1 VD, whose wwid it matches; the progress
+ * table of a drive that is not a rebuilding member changes nothing */
+static void test_storcli_vall(const char *vall, size_t n_vall, const char *prog, size_t n_prog) {
         ControllerVolumeList l = {};
-        size_t n_vall, n_prog, n_idle;
         ControllerVolume *v;
-
-        vall = load("storcli/vall-nvme-raid1-optimal.json", &n_vall);
-        prog = load("storcli/drive-progress-in-progress.json", &n_prog);
-        idle = load("storcli/drive-progress-not-in-progress.json", &n_idle);
 
         is_int(storcli_parse_volumes(vall, n_vall, &l), 0, "storcli vall parses");
         is_int(l.n, 1, "one VD");
@@ -179,193 +175,197 @@ static void test_storcli(void) {
         }
         controller_volume_list_done(&l);
         is_int(l.n, 0, "list reset");
+}
 
-        /* derived: the first member in Rbld */
-        {
-                _cleanup_free_ char *rbld =
-                        replace1(vall, "\"State\" : \"Onln\"", "\"State\" : \"Rbld\"");
-                _cleanup_free_ char *dgrd =
-                        replace1(rbld, "\"State\" : \"Optl\"", "\"State\" : \"Dgrd\"");
+/* derived: the first member in Rbld */
+static void test_storcli_rebuilding_member(const char *vall) {
+        ControllerVolumeList l = {};
+        ControllerVolume *v;
+        _cleanup_free_ char *rbld = replace1(vall, "\"State\" : \"Onln\"", "\"State\" : \"Rbld\"");
+        _cleanup_free_ char *dgrd = replace1(rbld, "\"State\" : \"Optl\"", "\"State\" : \"Dgrd\"");
 
-                is_int(storcli_parse_volumes(dgrd, strlen(dgrd), &l), 0,
-                       "derived Dgrd/Rbld parses");
-                if (l.n == 1) {
-                        v = &l.volumes[0];
-                        is_int(v->state, CONTROLLER_VOLUME_DEGRADED, "Dgrd -> degraded");
-                        is_str(v->rebuild_drive, "/c0/e251/s1", "rebuilding member path");
+        is_int(storcli_parse_volumes(dgrd, strlen(dgrd), &l), 0, "derived Dgrd/Rbld parses");
+        if (l.n == 1) {
+                v = &l.volumes[0];
+                is_int(v->state, CONTROLLER_VOLUME_DEGRADED, "Dgrd -> degraded");
+                is_str(v->rebuild_drive, "/c0/e251/s1", "rebuilding member path");
+        }
+        controller_volume_list_done(&l);
+}
+
+/* derived: two controllers with the same VD number; only /c1's member rebuilds */
+static void test_storcli_two_controllers(const char *vall) {
+        ControllerVolumeList l = {};
+        const char *a = strstr(vall, "[\n{"), *b = strrchr(vall, ']');
+        _cleanup_free_ char *obj0 = NULL, *obj1a = NULL, *obj1 = NULL, *two = NULL;
+
+        ok(a && b && b > a, "fixture has the Controllers array");
+        if (a && b && b > a) {
+                obj0 = strndup(a + 1, (size_t) (b - a - 1));
+                obj1a = replace1(obj0, "/c0/v239", "/c1/v239");
+                obj1 = replace1(obj1a, "\"State\" : \"Onln\"", "\"State\" : \"Rbld\"");
+                if (asprintf(&two, "{\"Controllers\":[%s,%s]}", obj0, obj1) < 0)
+                        abort();
+                is_int(storcli_parse_volumes(two, strlen(two), &l), 0, "two controllers");
+                is_int(l.n, 2, "two VDs");
+                if (l.n == 2) {
+                        is_str(l.volumes[0].controller, "0", "first on c0");
+                        ok(l.volumes[0].rebuild_drive == NULL, "c0's VD 239 not rebuilding");
+                        is_str(l.volumes[1].controller, "1", "second on c1");
+                        is_str(l.volumes[1].rebuild_drive, "/c1/e251/s1",
+                               "c1's member list applied to c1's VD 239");
+                        is_str(l.volumes[1].os_device, "/dev/sda", "c1 properties");
                 }
                 controller_volume_list_done(&l);
-        }
-
-        /* derived: two controllers with the same VD number; only /c1's member rebuilds */
-        {
-                const char *a = strstr(vall, "[\n{"), *b = strrchr(vall, ']');
-                _cleanup_free_ char *obj0 = NULL, *obj1a = NULL, *obj1 = NULL, *two = NULL;
-
-                ok(a && b && b > a, "fixture has the Controllers array");
-                if (a && b && b > a) {
-                        obj0 = strndup(a + 1, (size_t) (b - a - 1));
-                        obj1a = replace1(obj0, "/c0/v239", "/c1/v239");
-                        obj1 = replace1(obj1a, "\"State\" : \"Onln\"", "\"State\" : \"Rbld\"");
-                        if (asprintf(&two, "{\"Controllers\":[%s,%s]}", obj0, obj1) < 0)
-                                abort();
-                        is_int(storcli_parse_volumes(two, strlen(two), &l), 0, "two controllers");
-                        is_int(l.n, 2, "two VDs");
-                        if (l.n == 2) {
-                                is_str(l.volumes[0].controller, "0", "first on c0");
-                                ok(l.volumes[0].rebuild_drive == NULL,
-                                   "c0's VD 239 not rebuilding");
-                                is_str(l.volumes[1].controller, "1", "second on c1");
-                                is_str(l.volumes[1].rebuild_drive, "/c1/e251/s1",
-                                       "c1's member list applied to c1's VD 239");
-                                is_str(l.volumes[1].os_device, "/dev/sda", "c1 properties");
-                        }
-                        controller_volume_list_done(&l);
-                }
-        }
-
-        /* perccli `/cALL show all J`: VD LIST / PD LIST rows */
-        {
-                _cleanup_free_ char *perc = NULL, *dg1 = NULL, *dg2 = NULL;
-                size_t n_perc;
-
-                perc = load("perccli/call-show-all-perc-h345.json", &n_perc);
-                is_int(storcli_parse_volumes(perc, n_perc, &l), 0, "perccli show all parses");
-                is_int(l.n, 1, "one VD from VD LIST");
-                if (l.n == 1) {
-                        v = &l.volumes[0];
-                        is_str(v->controller, "0", "controller from Basics");
-                        is_str(v->volume_id, "0", "VD 0 from DG/VD 0/0");
-                        is_str(v->raid_level, "RAID0", "RAID0");
-                        is_int(v->state, CONTROLLER_VOLUME_OPTIMAL, "Optl");
-                        is_double((double) v->size_bytes, 1.089 * TIB, 1.0, "1.089 TB");
-                        ok(v->os_device == NULL, "no OS device in this shape");
-                        ok(v->rebuild_drive == NULL, "no member rebuilding");
-                }
-                controller_volume_list_done(&l);
-
-                dg1 = replace1_after(perc, "\"VD LIST\"", "\"Optl\"", "\"Pdgd\"");
-                dg2 = replace1_after(dg1, "\"PD LIST\"", "\"Onln\"", "\"Rbld\"");
-                is_int(storcli_parse_volumes(dg2, strlen(dg2), &l), 0, "derived Pdgd/Rbld parses");
-                if (l.n == 1) {
-                        is_int(l.volumes[0].state, CONTROLLER_VOLUME_DEGRADED, "Pdgd -> degraded");
-                        is_str(l.volumes[0].rebuild_drive, "/c0/e69/s0", "PD LIST member of DG 0");
-                }
-                controller_volume_list_done(&l);
-        }
-
-        /* rebuild progress applied to a volume whose member /c0/e252/s0 rebuilds */
-        {
-                ControllerVolumeList m = {};
-
-                m.volumes = calloc(1, sizeof(ControllerVolume));
-                m.n = 1;
-                v = &m.volumes[0];
-                v->controller = strdup("0");
-                v->volume_id = strdup("0");
-                v->rebuild_drive = strdup("/c0/e252/s0");
-                v->state = CONTROLLER_VOLUME_DEGRADED;
-                v->progress = CONTROLLER_PROGRESS_UNKNOWN;
-                v->eta_usec = USEC_INFINITY;
-
-                is_int(storcli_apply_rebuild(&m, idle, n_idle), 0, "not in progress: no update");
-                is_int(v->state, CONTROLLER_VOLUME_DEGRADED, "still degraded");
-                is_int(storcli_apply_rebuild(&m, "garbage", 7), -EBADMSG, "garbage progress");
-                is_int(v->state, CONTROLLER_VOLUME_DEGRADED, "untouched after garbage");
-                is_int(storcli_apply_rebuild(&m, prog, n_prog), 1, "in progress: one update");
-                is_int(v->state, CONTROLLER_VOLUME_REBUILDING, "rebuilding");
-                is_double(v->progress, 0.39, 1e-9, "Progress%% 39");
-                is_u64(v->eta_usec, 5 * 60 * USEC_PER_SEC, "Estimated Time Left 5 Minutes");
-                is_str(v->operation, "Rebuild", "operation Rebuild");
-                {
-                        _cleanup_free_ char *str =
-                                replace1(prog, "\"Progress%\" : 39", "\"Progress%\" : \"57\"");
-
-                        is_int(storcli_apply_rebuild(&m, str, strlen(str)), 1,
-                               "Progress%% as a string");
-                        is_double(v->progress, 0.57, 1e-9, "string progress 57");
-                }
-                controller_volume_list_done(&m);
-        }
-
-        /* garbage, empty, truncated, wrong shapes */
-        {
-                static const char *const bad[] = {
-                        "",
-                        "{",
-                        "[]",
-                        "null",
-                        "{\"Controllers\": {}}",
-                        "{\"Controllers\": []}",
-                        "{\"Controllers\": [1, \"x\"]}",
-                        "{\"Controllers\":[{\"Command Status\":{\"Status\":\"Success\"}}]} "
-                        "trailing",
-                        "<html>storcli: command not found</html>",
-                };
-
-                for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                        ControllerVolumeList x = {};
-
-                        is_int(storcli_parse_volumes(bad[i], strlen(bad[i]), &x), -EBADMSG,
-                               "storcli bad input #%zu", i);
-                        is_int(x.n, 0, "nothing written for bad input #%zu", i);
-                }
-                is_int(storcli_parse_volumes(vall, n_vall / 2, &l), -EBADMSG, "truncated JSON");
-                is_int(storcli_parse_volumes(NULL, 0, &l), -EBADMSG, "NULL text");
-                is_int(storcli_parse_volumes(vall, n_vall, NULL), -EINVAL, "NULL ret");
-                {
-                        char with_nul[] = "{\"Controllers\":[]}\0{}";
-
-                        is_int(storcli_parse_volumes(with_nul, sizeof(with_nul) - 1, &l), -EBADMSG,
-                               "embedded NUL");
-                }
-                {
-                        const char *fail =
-                                "{\"Controllers\":[{\"Command Status\":{\"Controller\":0,"
-                                "\"Status\":\"Failure\",\"Description\":\"No VDs have "
-                                "been configured\"}}]}";
-
-                        is_int(storcli_parse_volumes(fail, strlen(fail), &l), -EIO,
-                               "all controllers failed -> -EIO");
-                }
-                {
-                        const char *novd = "{\"Controllers\":[{\"Command Status\":{\"Status\":"
-                                           "\"Success\"},\"Response Data\":{}}]}";
-
-                        is_int(storcli_parse_volumes(novd, strlen(novd), &l), 0, "no VDs -> 0");
-                        is_int(l.n, 0, "empty list");
-                        controller_volume_list_done(&l);
-                }
-                {
-                        _cleanup_free_ char *huge =
-                                replace1(vall, "744.687 GiB", "99999999999999999999 TiB");
-                        _cleanup_free_ char *badkey = replace1(vall, "/c0/v239", "/c0/v");
-
-                        is_int(storcli_parse_volumes(huge, strlen(huge), &l), 0,
-                               "huge size parses");
-                        if (l.n == 1)
-                                is_u64(l.volumes[0].size_bytes, CONTROLLER_SIZE_UNKNOWN,
-                                       "overflowing size -> unknown");
-                        controller_volume_list_done(&l);
-                        is_int(storcli_parse_volumes(badkey, strlen(badkey), &l), 0,
-                               "malformed VD key parses");
-                        is_int(l.n, 0, "malformed VD key skipped");
-                        controller_volume_list_done(&l);
-                }
         }
 }
 
-static void test_ssacli(void) {
-        _cleanup_free_ char *detail = NULL, *irm = NULL, *okp = NULL, *err = NULL, *tab = NULL;
-        size_t n_detail, n_irm, n_ok, n_err, n_tab;
+/* perccli `/cALL show all J`: VD LIST / PD LIST rows */
+static void test_perccli(void) {
         ControllerVolumeList l = {};
         ControllerVolume *v;
+        _cleanup_free_ char *perc = NULL, *dg1 = NULL, *dg2 = NULL;
+        size_t n_perc;
 
-        detail = load("ssacli/config-detail-p440ar-head.txt", &n_detail);
-        irm = load("ssacli/show-interim-recovery-e200i.txt", &n_irm);
-        okp = load("ssacli/ld-show-ok-p420i.txt", &n_ok);
-        err = load("ssacli/ld-show-error-no-ld.txt", &n_err);
-        tab = load("ssacli/ld-show-b140i-tab.txt", &n_tab);
+        perc = load("perccli/call-show-all-perc-h345.json", &n_perc);
+        is_int(storcli_parse_volumes(perc, n_perc, &l), 0, "perccli show all parses");
+        is_int(l.n, 1, "one VD from VD LIST");
+        if (l.n == 1) {
+                v = &l.volumes[0];
+                is_str(v->controller, "0", "controller from Basics");
+                is_str(v->volume_id, "0", "VD 0 from DG/VD 0/0");
+                is_str(v->raid_level, "RAID0", "RAID0");
+                is_int(v->state, CONTROLLER_VOLUME_OPTIMAL, "Optl");
+                is_double((double) v->size_bytes, 1.089 * TIB, 1.0, "1.089 TB");
+                ok(v->os_device == NULL, "no OS device in this shape");
+                ok(v->rebuild_drive == NULL, "no member rebuilding");
+        }
+        controller_volume_list_done(&l);
+
+        dg1 = replace1_after(perc, "\"VD LIST\"", "\"Optl\"", "\"Pdgd\"");
+        dg2 = replace1_after(dg1, "\"PD LIST\"", "\"Onln\"", "\"Rbld\"");
+        is_int(storcli_parse_volumes(dg2, strlen(dg2), &l), 0, "derived Pdgd/Rbld parses");
+        if (l.n == 1) {
+                is_int(l.volumes[0].state, CONTROLLER_VOLUME_DEGRADED, "Pdgd -> degraded");
+                is_str(l.volumes[0].rebuild_drive, "/c0/e69/s0", "PD LIST member of DG 0");
+        }
+        controller_volume_list_done(&l);
+}
+
+/* rebuild progress applied to a volume whose member /c0/e252/s0 rebuilds */
+static void test_storcli_progress(const char *prog, size_t n_prog, const char *idle,
+                                  size_t n_idle) {
+        ControllerVolume *v;
+        ControllerVolumeList m = {};
+
+        m.volumes = calloc(1, sizeof(ControllerVolume));
+        m.n = 1;
+        v = &m.volumes[0];
+        v->controller = strdup("0");
+        v->volume_id = strdup("0");
+        v->rebuild_drive = strdup("/c0/e252/s0");
+        v->state = CONTROLLER_VOLUME_DEGRADED;
+        v->progress = CONTROLLER_PROGRESS_UNKNOWN;
+        v->eta_usec = USEC_INFINITY;
+
+        is_int(storcli_apply_rebuild(&m, idle, n_idle), 0, "not in progress: no update");
+        is_int(v->state, CONTROLLER_VOLUME_DEGRADED, "still degraded");
+        is_int(storcli_apply_rebuild(&m, "garbage", 7), -EBADMSG, "garbage progress");
+        is_int(v->state, CONTROLLER_VOLUME_DEGRADED, "untouched after garbage");
+        is_int(storcli_apply_rebuild(&m, prog, n_prog), 1, "in progress: one update");
+        is_int(v->state, CONTROLLER_VOLUME_REBUILDING, "rebuilding");
+        is_double(v->progress, 0.39, 1e-9, "Progress%% 39");
+        is_u64(v->eta_usec, 5 * 60 * USEC_PER_SEC, "Estimated Time Left 5 Minutes");
+        is_str(v->operation, "Rebuild", "operation Rebuild");
+        {
+                _cleanup_free_ char *str =
+                        replace1(prog, "\"Progress%\" : 39", "\"Progress%\" : \"57\"");
+
+                is_int(storcli_apply_rebuild(&m, str, strlen(str)), 1, "Progress%% as a string");
+                is_double(v->progress, 0.57, 1e-9, "string progress 57");
+        }
+        controller_volume_list_done(&m);
+}
+
+/* garbage, empty, truncated, wrong shapes */
+static const char *const storcli_bad[] = {
+        "",
+        "{",
+        "[]",
+        "null",
+        "{\"Controllers\": {}}",
+        "{\"Controllers\": []}",
+        "{\"Controllers\": [1, \"x\"]}",
+        "{\"Controllers\":[{\"Command Status\":{\"Status\":\"Success\"}}]} trailing",
+        "<html>storcli: command not found</html>",
+};
+
+static void test_storcli_bad_input(const char *vall, size_t n_vall) {
+        ControllerVolumeList l = {};
+        char with_nul[] = "{\"Controllers\":[]}\0{}";
+
+        for (size_t i = 0; i < ELEMENTSOF(storcli_bad); i++) {
+                ControllerVolumeList x = {};
+
+                is_int(storcli_parse_volumes(storcli_bad[i], strlen(storcli_bad[i]), &x), -EBADMSG,
+                       "storcli bad input #%zu", i);
+                is_int(x.n, 0, "nothing written for bad input #%zu", i);
+        }
+        is_int(storcli_parse_volumes(vall, n_vall / 2, &l), -EBADMSG, "truncated JSON");
+        is_int(storcli_parse_volumes(NULL, 0, &l), -EBADMSG, "NULL text");
+        is_int(storcli_parse_volumes(vall, n_vall, NULL), -EINVAL, "NULL ret");
+        is_int(storcli_parse_volumes(with_nul, sizeof(with_nul) - 1, &l), -EBADMSG, "embedded NUL");
+}
+
+/* a failed command, no VDs, an overflowing size, a malformed VD key */
+static void test_storcli_odd_responses(const char *vall) {
+        ControllerVolumeList l = {};
+        const char *fail = "{\"Controllers\":[{\"Command Status\":{\"Controller\":0,"
+                           "\"Status\":\"Failure\",\"Description\":\"No VDs have "
+                           "been configured\"}}]}";
+        const char *novd = "{\"Controllers\":[{\"Command Status\":{\"Status\":"
+                           "\"Success\"},\"Response Data\":{}}]}";
+        _cleanup_free_ char *huge = replace1(vall, "744.687 GiB", "99999999999999999999 TiB");
+        _cleanup_free_ char *badkey = replace1(vall, "/c0/v239", "/c0/v");
+
+        is_int(storcli_parse_volumes(fail, strlen(fail), &l), -EIO,
+               "all controllers failed -> -EIO");
+
+        is_int(storcli_parse_volumes(novd, strlen(novd), &l), 0, "no VDs -> 0");
+        is_int(l.n, 0, "empty list");
+        controller_volume_list_done(&l);
+
+        is_int(storcli_parse_volumes(huge, strlen(huge), &l), 0, "huge size parses");
+        if (l.n == 1)
+                is_u64(l.volumes[0].size_bytes, CONTROLLER_SIZE_UNKNOWN,
+                       "overflowing size -> unknown");
+        controller_volume_list_done(&l);
+        is_int(storcli_parse_volumes(badkey, strlen(badkey), &l), 0, "malformed VD key parses");
+        is_int(l.n, 0, "malformed VD key skipped");
+        controller_volume_list_done(&l);
+}
+
+static void test_storcli(void) {
+        _cleanup_free_ char *vall = NULL, *prog = NULL, *idle = NULL;
+        size_t n_vall, n_prog, n_idle;
+
+        vall = load("storcli/vall-nvme-raid1-optimal.json", &n_vall);
+        prog = load("storcli/drive-progress-in-progress.json", &n_prog);
+        idle = load("storcli/drive-progress-not-in-progress.json", &n_idle);
+
+        test_storcli_vall(vall, n_vall, prog, n_prog);
+        test_storcli_rebuilding_member(vall);
+        test_storcli_two_controllers(vall);
+        test_perccli();
+        test_storcli_progress(prog, n_prog, idle, n_idle);
+        test_storcli_bad_input(vall, n_vall);
+        test_storcli_odd_responses(vall);
+}
+
+/* `ctrl all show config detail` of a P440ar */
+static void test_ssacli_detail(const char *detail, size_t n_detail) {
+        ControllerVolumeList l = {};
+        ControllerVolume *v;
 
         is_int(ssacli_parse_config(detail, n_detail, &l), 0, "ssacli detail parses");
         is_int(l.n, 1, "one logical drive");
@@ -384,6 +384,12 @@ static void test_ssacli(void) {
                           "5.2 TB (not the member's 1.9 TB)");
         }
         controller_volume_list_done(&l);
+}
+
+/* an E200i in Interim Recovery Mode, and derived from it a recovering one */
+static void test_ssacli_interim_recovery(const char *irm, size_t n_irm) {
+        ControllerVolumeList l = {};
+        ControllerVolume *v;
 
         is_int(ssacli_parse_config(irm, n_irm, &l), 0, "interim recovery parses");
         is_int(l.n, 1, "one logical drive");
@@ -411,6 +417,11 @@ static void test_ssacli(void) {
                 }
                 controller_volume_list_done(&l);
         }
+}
+
+/* the one-line `ld all show` forms of a P420i and of a tab-indented B140i */
+static void test_ssacli_short_forms(const char *okp, size_t n_ok, const char *tab, size_t n_tab) {
+        ControllerVolumeList l = {};
 
         is_int(ssacli_parse_config(okp, n_ok, &l), 0, "P420i short form parses");
         if (l.n == 1) {
@@ -427,6 +438,12 @@ static void test_ssacli(void) {
         } else
                 ok(0, "B140i: one logical drive (got %zu)", l.n);
         controller_volume_list_done(&l);
+}
+
+/* the "no logical drives" error, garbage, truncated and malformed output */
+static void test_ssacli_bad_input(const char *err, size_t n_err, const char *detail,
+                                  size_t n_detail) {
+        ControllerVolumeList l = {};
 
         is_int(ssacli_parse_config(err, n_err, &l), -ENODATA,
                "Error: no logical drives -> -ENODATA");
@@ -449,6 +466,22 @@ static void test_ssacli(void) {
                                "overflowing size -> unknown");
                 controller_volume_list_done(&l);
         }
+}
+
+static void test_ssacli(void) {
+        _cleanup_free_ char *detail = NULL, *irm = NULL, *okp = NULL, *err = NULL, *tab = NULL;
+        size_t n_detail, n_irm, n_ok, n_err, n_tab;
+
+        detail = load("ssacli/config-detail-p440ar-head.txt", &n_detail);
+        irm = load("ssacli/show-interim-recovery-e200i.txt", &n_irm);
+        okp = load("ssacli/ld-show-ok-p420i.txt", &n_ok);
+        err = load("ssacli/ld-show-error-no-ld.txt", &n_err);
+        tab = load("ssacli/ld-show-b140i-tab.txt", &n_tab);
+
+        test_ssacli_detail(detail, n_detail);
+        test_ssacli_interim_recovery(irm, n_irm);
+        test_ssacli_short_forms(okp, n_ok, tab, n_tab);
+        test_ssacli_bad_input(err, n_err, detail, n_detail);
 }
 
 static void test_arcconf(void) {
@@ -556,15 +589,11 @@ static char *fake_path(const char *kind) {
         return p;
 }
 
-static void test_runner(void) {
-        _cleanup_(process_reaper_freep) ProcessReaper *reaper = NULL;
-        ControllerVolumeList l = {};
-        char *out = NULL, *p;
+/* the runner itself: output captured, a failing exit, endless output, a failed exec */
+static void test_runner_run(ProcessReaper *reaper) {
+        char *out = NULL;
         size_t n;
 
-        is_int(process_reaper_new(NULL, NULL, &reaper), 0, "a reaper for killed CLIs");
-
-        /* the runner itself */
         {
                 char *argv[] = { (char *) "echo", (char *) "hi", NULL };
 
@@ -603,8 +632,13 @@ static void test_runner(void) {
                                           1024, &out, &n),
                        -ENOENT, "exec failure -> the exec's -ENOENT, nothing left running");
         }
+}
 
-        /* finding a CLI */
+/* finding a CLI on PATH, and a query without one */
+static void test_runner_find(ProcessReaper *reaper) {
+        ControllerVolumeList l = {};
+        char *out = NULL;
+
         is_int(controller_cli_find(CONTROLLER_CLI_STORCLI, NULL, &out), -ENOENT, "no PATH");
         is_int(controller_cli_find(CONTROLLER_CLI_STORCLI, "/nonexistent:relative::", &out),
                -ENOENT, "not on PATH");
@@ -615,8 +649,13 @@ static void test_runner(void) {
                -ENOENT, "query without CLI -> -ENOENT (no cli)");
         is_int(controller_cli_query(reaper, CONTROLLER_CLI_NONE, "/bin", USEC_PER_SEC, &l),
                -EOPNOTSUPP, "query for CLI none");
+}
 
-        /* fake CLIs printing recorded output */
+/* fake CLIs printing recorded output */
+static void test_runner_fake_ok(ProcessReaper *reaper) {
+        ControllerVolumeList l = {};
+        char *p;
+
         p = fake_path("ok");
         is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l), 0,
                "fake storcli64 query");
@@ -640,6 +679,12 @@ static void test_runner(void) {
                 ok(0, "arcconf: one logical device (got %zu)", l.n);
         controller_volume_list_done(&l);
         free(p);
+}
+
+/* a hanging fake: the query times out and the CLI's whole process group is killed */
+static void test_runner_fake_hang(ProcessReaper *reaper) {
+        ControllerVolumeList l = {};
+        char *p;
 
         p = fake_path("hang");
         is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, p, 300 * USEC_PER_MSEC, &l),
@@ -669,6 +714,12 @@ static void test_runner(void) {
                 free(out2);
         }
         free(p);
+}
+
+/* a fake that exits non-zero, and one that prints garbage */
+static void test_runner_fake_fail_and_garbage(ProcessReaper *reaper) {
+        ControllerVolumeList l = {};
+        char *p;
 
         p = fake_path("fail");
         is_int(controller_cli_query(reaper, CONTROLLER_CLI_STORCLI, p, 10 * USEC_PER_SEC, &l),
@@ -683,6 +734,17 @@ static void test_runner(void) {
         is_int(controller_cli_query(reaper, CONTROLLER_CLI_ARCCONF, p, 10 * USEC_PER_SEC, &l),
                -EBADMSG, "garbage arcconf -> -EBADMSG");
         free(p);
+}
+
+static void test_runner(void) {
+        _cleanup_(process_reaper_freep) ProcessReaper *reaper = NULL;
+
+        is_int(process_reaper_new(NULL, NULL, &reaper), 0, "a reaper for killed CLIs");
+        test_runner_run(reaper);
+        test_runner_find(reaper);
+        test_runner_fake_ok(reaper);
+        test_runner_fake_hang(reaper);
+        test_runner_fake_fail_and_garbage(reaper);
 
         /* The killed CLIs (yes, the hanging fakes) are collected, none is left behind. */
         is_int(process_reaper_settle(reaper, now(CLOCK_MONOTONIC) + 30 * USEC_PER_SEC), 0,

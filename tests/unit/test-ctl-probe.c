@@ -232,27 +232,15 @@ static int skip_all(const char *reason) {
         return 0;
 }
 
-int main(void) {
-        char file[160], cmd[256];
-        struct statfs sfs;
-        _cleanup_free_ char *json = NULL;
-        size_t n;
-
-        if (statfs("/var/tmp", &sfs) == 0 &&
-            (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
-                return skip_all("/var/tmp is memory-backed: no O_DIRECT file to test with");
-        if (!mkdtemp(dir))
-                return skip_all("cannot create a directory under /var/tmp");
-        (void) snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
-        (void) snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
-        (void) snprintf(file, sizeof(file), "%s/data", dir);
-        (void) snprintf(cmd, sizeof(cmd), "head -c 4194304 /dev/urandom > '%s'", file);
-        is_int(system(cmd), 0, "4 MiB of random data");
-
+static void test_help(void) {
         is_int(run_verb("--help", NULL), 0, "--help: exit 0");
         ok(file_contains(out_path, "--rand-queue-depth"), "--help lists the options");
         ok(file_contains(out_path, "Exit status"), "--help documents the exit status");
+}
 
+/* option validation: a bad value, nothing to measure, no PATH or a missing value exit 1 naming
+ * the option; one kind of run alone is fine */
+static void test_usage(const char *file) {
         expect_usage("--queue-depth", "--queue-depth=0", file);
         expect_usage("--queue-depth", "--queue-depth=1025", file);
         expect_usage("--block-size", "--block-size=1000", file);
@@ -277,12 +265,21 @@ int main(void) {
         is_int(run_verb("--json", NULL), 1, "no PATH: exit 1");
         ok(file_contains(err_path, "PATH"), "no PATH: says so");
         is_int(run_verb("--block-size", NULL), 1, "missing value: exit 1");
+}
 
+/* what cannot be probed: exit 2 naming the path and the reason */
+static void test_refusals(void) {
         is_int(run_verb("/nonexistent/x", NULL), 2, "nonexistent: exit 2");
         ok(file_contains(err_path, "/nonexistent/x") && file_contains(err_path, "does not exist"),
            "nonexistent: names path and reason");
         is_int(run_verb(dir, NULL), 2, "directory: exit 2");
         ok(file_contains(err_path, "directory"), "directory: reason");
+}
+
+/* a real probe of a regular file: one JSON object, one line, with the documented fields */
+static void test_regular_file(const char *file) {
+        _cleanup_free_ char *json = NULL;
+        size_t n;
 
         is_int(run_verb("--json", "--seq-bytes=1M", "--rand-count=100", "--rand-queue-depth=1,4",
                         file, NULL),
@@ -319,7 +316,27 @@ int main(void) {
                 ok(strchr(json, '\n') == json + n - 1, "regular file: exactly one line");
                 json_object_put(j);
         }
+}
 
+int main(void) {
+        char file[160], cmd[256];
+        struct statfs sfs;
+
+        if (statfs("/var/tmp", &sfs) == 0 &&
+            (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
+                return skip_all("/var/tmp is memory-backed: no O_DIRECT file to test with");
+        if (!mkdtemp(dir))
+                return skip_all("cannot create a directory under /var/tmp");
+        (void) snprintf(out_path, sizeof(out_path), "%s/stdout", dir);
+        (void) snprintf(err_path, sizeof(err_path), "%s/stderr", dir);
+        (void) snprintf(file, sizeof(file), "%s/data", dir);
+        (void) snprintf(cmd, sizeof(cmd), "head -c 4194304 /dev/urandom > '%s'", file);
+        is_int(system(cmd), 0, "4 MiB of random data");
+
+        test_help();
+        test_usage(file);
+        test_refusals();
+        test_regular_file(file);
         test_table(file);
         test_notes();
 

@@ -236,11 +236,9 @@ static void test_member_state(void) {
         }
 }
 
-int main(void) {
+/* an md RAID1 recovering onto vdb: the tree, the progress line and every column */
+static void test_md_recover(void) {
         _cleanup_free_ char *out = NULL;
-        json_object *j;
-
-        test_member_state();
 
         is_int(run(&out, "--root", fixture("md-raid1-recover"), NULL, NULL), 0, "recover: exit 0");
         ok(out && strstr(out, "md0 ") && strstr(out, "degraded"), "md0 degraded shown");
@@ -262,12 +260,22 @@ int main(void) {
         }
         ok(out && strstr(out, "md0") < strstr(out, "vda"), "top-level first");
         out = mfree(out);
+}
+
+/* an LV on md: the stack top-down, the problem attributed to the md member below */
+static void test_lvm_on_md(void) {
+        _cleanup_free_ char *out = NULL;
 
         is_int(run(&out, "--root", fixture("lvm-on-md"), NULL, NULL), 0, "lvm-on-md: exit 0");
         ok(out && strstr(out, "dm-0 (vgmd/data)") && strstr(out, "`-md0") && strstr(out, "  |-vda"),
            "LV -> md -> disks");
         ok(out && strstr(out, "problem below: md0, member vdb"), "problem attributed to md0/vdb");
         out = mfree(out);
+}
+
+/* a degraded md RAID1: the faulty row, the working row and the verdict's reason */
+static void test_md_degraded(void) {
+        _cleanup_free_ char *out = NULL;
 
         is_int(run(&out, "--root", fixture("md-raid1-degraded"), NULL, NULL), 0,
                "degraded: exit 0");
@@ -283,6 +291,12 @@ int main(void) {
         ok(out && strstr(out, "\n  degraded: members lost within the level's tolerance\n"),
            "the verdict's reason beneath the array");
         out = mfree(out);
+}
+
+/* a syncing dm-raid LV (sub-LVs folded) and --json over a tree of 8 volumes */
+static void test_dm_raid_and_json(void) {
+        _cleanup_free_ char *out = NULL;
+        json_object *j;
 
         is_int(run(&out, "--root", fixture("lvm-raid1-syncing"), NULL, NULL), 0, "lvm: exit 0");
         ok(out && strstr(out, "resync") && strstr(out, "speed -  eta -"),
@@ -296,29 +310,32 @@ int main(void) {
         is_int(j ? (long long) json_object_array_length(j) : -1, 8, "8 volumes");
         json_object_put(j);
         out = mfree(out);
+}
 
-        {
-                char path[8192];
-                const char *fx = getenv("STORPULSE_FIXTURES");
+/* a MegaRAID volume with a (fake) storcli on PATH, and with --no-controller-cli */
+static void test_controller_cli(void) {
+        _cleanup_free_ char *out = NULL;
+        char path[8192], w[16][128];
+        const char *fx = getenv("STORPULSE_FIXTURES");
 
-                (void) snprintf(path, sizeof(path), "%s/controller/fake-cli/ok:%s",
-                                fx ? fx : "tests/fixtures", getenv("PATH") ? getenv("PATH") : "");
-                setenv("PATH", path, 1);
-                is_int(run(&out, "--root", fixture("megaraid-sas"), NULL, NULL), 0,
-                       "megaraid with a (fake) storcli on PATH");
-                {
-                        char w[16][128];
+        (void) snprintf(path, sizeof(path), "%s/controller/fake-cli/ok:%s",
+                        fx ? fx : "tests/fixtures", getenv("PATH") ? getenv("PATH") : "");
+        setenv("PATH", path, 1);
+        is_int(run(&out, "--root", fixture("megaraid-sas"), NULL, NULL), 0,
+               "megaraid with a (fake) storcli on PATH");
+        ok(line_words(out, "sda", w) >= 3 && strcmp(w[1], "controller") == 0 &&
+                   strcmp(w[2], "RAID1") == 0,
+           "RAID level from storcli");
+        out = mfree(out);
+        is_int(run(&out, "--no-controller-cli", "--root", fixture("megaraid-sas"), NULL), 0,
+               "--no-controller-cli");
+        ok(out && !strstr(out, "RAID1"), "CLI not asked");
+        out = mfree(out);
+}
 
-                        ok(line_words(out, "sda", w) >= 3 && strcmp(w[1], "controller") == 0 &&
-                                   strcmp(w[2], "RAID1") == 0,
-                           "RAID level from storcli");
-                }
-                out = mfree(out);
-                is_int(run(&out, "--no-controller-cli", "--root", fixture("megaraid-sas"), NULL), 0,
-                       "--no-controller-cli");
-                ok(out && !strstr(out, "RAID1"), "CLI not asked");
-                out = mfree(out);
-        }
+/* a missing root, an unknown option, a stray argument, --help */
+static void test_exit_codes(void) {
+        _cleanup_free_ char *out = NULL;
 
         is_int(run(&out, "--root", "/nonexistent-root", NULL, NULL), 2, "missing root: exit 2");
         out = mfree(out);
@@ -329,6 +346,16 @@ int main(void) {
         is_int(run(&out, "--help", NULL, NULL, NULL), 0, "--help: exit 0");
         ok(out && strstr(out, "--root DIR"), "help text");
         out = mfree(out);
+}
+
+int main(void) {
+        test_member_state();
+        test_md_recover();
+        test_lvm_on_md();
+        test_md_degraded();
+        test_dm_raid_and_json();
+        test_controller_cli();
+        test_exit_codes();
         test_odd_tree();
         test_replaced_member();
         last_err = mfree(last_err);

@@ -122,31 +122,30 @@ static const char *jstr(struct json_object *o, const char *key) {
         return json_object_get_string(v);
 }
 
-int main(void) {
-        const char *fixtures = getenv("STORPULSE_FIXTURES");
-        static const char *const expect[] = {
-                "started:check:info",  "progress:check:info",    "progress:check:info",
-                "progress:check:info", "progress:check:info",    "progress:check:info",
-                "progress:check:info", "progress:check:info",    "progress:check:info",
-                "progress:check:info", "finished:check:warning",
-        };
-        char cmd[700], root_arg[300];
-        _cleanup_free_ char *text = NULL;
+/* Replace the tree under root by a fresh copy of the fixture scenario; system()'s status. */
+static int reset_root(const char *fixtures, const char *scenario) {
+        char cmd[700];
+
+        (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s' && cp -a '%s/%s/.' '%s/'",
+                        root, root, fixtures, scenario, root);
+        return system(cmd);
+}
+
+/* The events of the check sequence, in order: "event:operation:severity". */
+static const char *const expect[] = {
+        "started:check:info",  "progress:check:info",    "progress:check:info",
+        "progress:check:info", "progress:check:info",    "progress:check:info",
+        "progress:check:info", "progress:check:info",    "progress:check:info",
+        "progress:check:info", "finished:check:warning",
+};
+
+/* Start `watch --json --count 11` on the idle copy and take the array through a check: started,
+ * every mark 10..90, finished with mismatches. *t_start and *t_end bracket the run. */
+static void drive_check_sequence(const char *fixtures, char *root_arg, time_t *t_start,
+                                 time_t *t_end) {
         pid_t pid;
-        time_t t_start, t_end;
-        size_t line = 0;
 
-        if (!fixtures)
-                return tap_skip_all("STORPULSE_FIXTURES not set");
-        if (!mkdtemp(root))
-                return tap_skip_all("mkdtemp failed");
-        (void) snprintf(out_path, sizeof(out_path), "%s.out", root);
-        (void) snprintf(err_path, sizeof(err_path), "%s.err", root);
-        (void) snprintf(cmd, sizeof(cmd), "cp -a '%s/md-raid1-idle/.' '%s/'", fixtures, root);
-        is_int(system(cmd), 0, "copy the md-raid1-idle fixture");
-        (void) snprintf(root_arg, sizeof(root_arg), "%s", root);
-
-        t_start = time(NULL);
+        *t_start = time(NULL);
         pid = spawn((char *[]){ (char *) "watch", (char *) "--json", (char *) "--root", root_arg,
                                 (char *) "--interval", (char *) "0.05", (char *) "--count",
                                 (char *) "11", (char *) "--timeout", (char *) "30",
@@ -184,7 +183,13 @@ int main(void) {
         copy_from(fixtures, "md-raid1-idle", "sys/class/block/md0/md/sync_completed");
         copy_from(fixtures, "md-raid1-idle", "sys/class/block/md0/md/sync_action");
         is_int(wait_exit(pid), 0, "exit 0 after --count 11 events");
-        t_end = time(NULL);
+        *t_end = time(NULL);
+}
+
+/* The JSON lines of drive_check_sequence(): one per event, in order, with the documented fields. */
+static void check_json_lines(time_t t_start, time_t t_end) {
+        _cleanup_free_ char *text = NULL;
+        size_t line = 0;
 
         ok(read_full_file_at(AT_FDCWD, out_path, &text, NULL) >= 0, "read output");
         for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL, line++) {
@@ -225,18 +230,18 @@ int main(void) {
                 json_object_put(o);
         }
         is_int((int) line, 11, "exactly 11 lines");
+}
 
-        /* Text output; an operation already running when watching starts is reported once as
-         * "in progress" (reason already-running), from the captured check fixture. */
-        (void) snprintf(cmd, sizeof(cmd),
-                        "rm -rf '%s' && mkdir '%s' && cp -a '%s/md-raid1-check/.' '%s/'", root,
-                        root, fixtures, root);
-        is_int(system(cmd), 0, "copy the md-raid1-check fixture");
+/* Text output; an operation already running when watching starts is reported once as
+ * "in progress" (reason already-running), from the captured check fixture. */
+static void test_text_mode(const char *fixtures, char *root_arg) {
+        _cleanup_free_ char *text = NULL;
+        pid_t pid;
+
+        is_int(reset_root(fixtures, "md-raid1-check"), 0, "copy the md-raid1-check fixture");
         pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
                                 (char *) "1", (char *) "--timeout", (char *) "20", NULL });
         is_int(wait_exit(pid), 0, "text mode: exit 0 after one event");
-        free(text);
-        text = NULL;
         ok(read_full_file_at(AT_FDCWD, out_path, &text, NULL) >= 0, "read text output");
         ok(text && strstr(text, " md0 started check info: check in progress, 8% done, 5.2 MiB/s\n"),
            "text line: %s", text ? text : "(none)");
@@ -254,23 +259,26 @@ int main(void) {
         is_int(wait_exit(pid), 2, "watch /dev/md9: exit 2");
         ok(file_contains(err_path, "storpulsectl watch: cannot watch md9: no such md array"),
            "unknown array: the message names it, with the verb's prefix");
+}
 
-        /* Nobody can read the events (a full disk): exit 5 at the first one, not a silent 0. */
-        {
-                char saved[sizeof(out_path)];
+/* Nobody can read the events (a full disk): exit 5 at the first one, not a silent 0. */
+static void test_full_stdout(char *root_arg) {
+        char saved[sizeof(out_path)];
+        pid_t pid;
 
-                memcpy(saved, out_path, sizeof(saved));
-                (void) snprintf(out_path, sizeof(out_path), "/dev/full");
-                pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg,
-                                        (char *) "--count", (char *) "1", (char *) "--timeout",
-                                        (char *) "20", NULL });
-                is_int(wait_exit(pid), 5, "stdout is /dev/full: exit 5");
-                memcpy(out_path, saved, sizeof(saved));
-        }
-        (void) snprintf(cmd, sizeof(cmd),
-                        "rm -rf '%s' && mkdir '%s' && cp -a '%s/md-raid1-idle/.' '%s/'", root, root,
-                        fixtures, root);
-        is_int(system(cmd), 0, "back to the md-raid1-idle fixture");
+        memcpy(saved, out_path, sizeof(saved));
+        (void) snprintf(out_path, sizeof(out_path), "/dev/full");
+        pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
+                                (char *) "1", (char *) "--timeout", (char *) "20", NULL });
+        is_int(wait_exit(pid), 5, "stdout is /dev/full: exit 5");
+        memcpy(out_path, saved, sizeof(saved));
+}
+
+/* Back on the idle copy: --timeout before --count is exit 4, bad option 1, missing root 2. */
+static void test_exit_codes(const char *fixtures, char *root_arg) {
+        pid_t pid;
+
+        is_int(reset_root(fixtures, "md-raid1-idle"), 0, "back to the md-raid1-idle fixture");
 
         /* Nothing happens: --timeout before --count is exit 4. */
         pid = spawn((char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "--count",
@@ -287,6 +295,28 @@ int main(void) {
         pid = spawn(
                 (char *[]){ (char *) "watch", (char *) "--root", root_arg, (char *) "md9", NULL });
         is_int(wait_exit(pid), 2, "unknown array: exit 2");
+}
+
+int main(void) {
+        const char *fixtures = getenv("STORPULSE_FIXTURES");
+        char cmd[700], root_arg[300];
+        time_t t_start, t_end;
+
+        if (!fixtures)
+                return tap_skip_all("STORPULSE_FIXTURES not set");
+        if (!mkdtemp(root))
+                return tap_skip_all("mkdtemp failed");
+        (void) snprintf(out_path, sizeof(out_path), "%s.out", root);
+        (void) snprintf(err_path, sizeof(err_path), "%s.err", root);
+        (void) snprintf(cmd, sizeof(cmd), "cp -a '%s/md-raid1-idle/.' '%s/'", fixtures, root);
+        is_int(system(cmd), 0, "copy the md-raid1-idle fixture");
+        (void) snprintf(root_arg, sizeof(root_arg), "%s", root);
+
+        drive_check_sequence(fixtures, root_arg, &t_start, &t_end);
+        check_json_lines(t_start, t_end);
+        test_text_mode(fixtures, root_arg);
+        test_full_stdout(root_arg);
+        test_exit_codes(fixtures, root_arg);
 
         (void) snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", root, out_path, err_path);
         is_int(system(cmd), 0, "cleanup");
