@@ -52,7 +52,8 @@ static void add(unsigned major, unsigned minor, const char *name, uint32_t event
         buf.h.data_size = (uint32_t) end;
 }
 
-int main(void) {
+/* three devices (minor 300 too), and a name that ends at an 8-byte boundary */
+static void test_devices(void) {
         DmListEntry *l = NULL;
 
         reset(47);
@@ -78,60 +79,74 @@ int main(void) {
         ok(l && l[0].major == 254 && l[0].minor == 7 && l[0].event_nr == 9, "254:7 event 9");
         free(l);
         l = NULL;
+}
 
+/* no device, and what is refused before any record is read: an old driver, a full buffer, a
+ * major version this parser does not know */
+static void test_no_device_and_refusals(DmListEntry **l) {
         reset(47);
         buf.h.data_size = DATA_START + 8; /* the kernel's dev = 0: no device */
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), 0, "dev 0: no device");
-        ok(l == NULL, "no array for no device");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), 0, "dev 0: no device");
+        ok(*l == NULL, "no array for no device");
 
         reset(36);
         add(253, 0, "a", 1);
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EOPNOTSUPP, "driver 4.36: no event numbers");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EOPNOTSUPP, "driver 4.36: no event numbers");
         reset(47);
         add(253, 0, "a", 1);
         buf.h.flags |= DM_BUFFER_FULL_FLAG;
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -ENOBUFS, "buffer full");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -ENOBUFS, "buffer full");
         reset(47);
         add(253, 0, "a", 1);
         buf.h.version[0] = 5;
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "major version 5");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "major version 5");
+}
 
-        /* malformed */
-        is_int(dm_list_parse(&buf, 10, &l), -EBADMSG, "shorter than the header");
+/* malformed replies: the header, data_start, a name, event_nr or next out of bounds */
+static void test_malformed(DmListEntry **l) {
+        is_int(dm_list_parse(&buf, 10, l), -EBADMSG, "shorter than the header");
         reset(47);
         add(253, 0, "a", 1);
         buf.h.data_start = 8;
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "data_start inside the header");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "data_start inside the header");
         reset(47);
         add(253, 0, "a", 1);
         buf.h.data_start = DATA_START + 4;
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "data_start not aligned");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "data_start not aligned");
         reset(47);
         add(253, 0, "abc", 1);
         buf.h.data_size = (uint32_t) (DATA_START + 14); /* the name's NUL is cut off */
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "name not terminated in the data");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "name not terminated in the data");
         reset(47);
         add(253, 0, "abc", 1);
         buf.h.data_size = (uint32_t) (end - 4); /* event_nr cut off */
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "event_nr cut off");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "event_nr cut off");
         reset(47);
         add(253, 0, "abc", 1);
-        is_int(dm_list_parse(&buf, end - 4, &l), -EBADMSG, "event_nr beyond the caller's size");
+        is_int(dm_list_parse(&buf, end - 4, l), -EBADMSG, "event_nr beyond the caller's size");
         reset(47);
         add(253, 0, "abc", 1);
         add(253, 1, "def", 1);
         ((struct dm_name_list *) (buf.b + DATA_START))->next = 4096;
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "next beyond the data");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "next beyond the data");
         ((struct dm_name_list *) (buf.b + DATA_START))->next = 8;
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "next inside the record");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "next inside the record");
         ((struct dm_name_list *) (buf.b + DATA_START))->next = 16;
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG,
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG,
                "next leaves no room for event_nr after the name");
         reset(47);
         add(253, 0, "abc", 1);
         memset(buf.b + DATA_START + offsetof(struct dm_name_list, name), 'x',
                end - DATA_START - offsetof(struct dm_name_list, name));
-        is_int(dm_list_parse(&buf, sizeof(buf), &l), -EBADMSG, "name runs to the end");
+        is_int(dm_list_parse(&buf, sizeof(buf), l), -EBADMSG, "name runs to the end");
+}
+
+int main(void) {
+        DmListEntry *l = NULL;
+
+        test_devices();
+        test_no_device_and_refusals(&l);
+        test_malformed(&l);
         ok(l == NULL, "nothing returned on errors");
         is_int(dm_list_parse(NULL, 10, &l), -EINVAL, "NULL buffer");
         is_int(dm_list_parse(&buf, sizeof(buf), NULL), -EINVAL, "NULL result");

@@ -173,129 +173,139 @@ static void check_raid(const char *tag, const char *in, const ExpRaid *e) {
         is_int(s.journal, e->journal, "%s journal", tag);
 }
 
-static void test_raid_status(void) {
-        static const ExpRaid fix[] = {
-                { "raid1-resync.status", 0, "raid1", "aa", 2, 30976, 245760,
-                  DM_RAID_SYNC_ACTION_RESYNC, 0, 0, '-' },
-                { "raid1-resync-later.status", 0, "raid1", "aa", 2, 75520, 245760,
-                  DM_RAID_SYNC_ACTION_RESYNC, 0, 0, '-' },
-                { "raid1-idle.status", 0, "raid1", "AA", 2, 245760, 245760,
-                  DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
-                { "raid1-check.status", 0, "raid1", "AA", 2, 15488, 245760,
-                  DM_RAID_SYNC_ACTION_CHECK, 0, 0, '-' },
-                /* second capture: the second image's table replaced by "error", then written */
-                { "raid1-small-insync.status", 0, "raid1", "AA", 2, 49152, 49152,
-                  DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
-                { "raid1-dead-leg.status", 0, "raid1", "AD", 2, 49152, 49152,
-                  DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
-        };
-        static const ExpRaid t[] = {
-                /* dm-raid.rst example (pre-1.9: no data_offset, no journal) */
-                { "raid4 5 AAAAA 2/490221568 init 0", 0, "raid4", "AAAAA", 5, 2, 490221568,
-                  DM_RAID_SYNC_ACTION_INIT, 0, DM_UNSET, 0 },
-                /* before 1.5.0: no mismatch count */
-                { "raid1 2 AA 100/200 idle", 0, "raid1", "AA", 2, 100, 200,
-                  DM_RAID_SYNC_ACTION_IDLE, DM_UNSET, DM_UNSET, 0 },
-                { "raid5_ls 3 ADA 10/20 recover 0 0 -\n", 0, "raid5_ls", "ADA", 3, 10, 20,
-                  DM_RAID_SYNC_ACTION_RECOVER, 0, 0, '-' },
-                { "raid1 2 A- 1/1 idle 0 0 -", 0, "raid1", "A-", 2, 1, 1, DM_RAID_SYNC_ACTION_IDLE,
-                  0, 0, '-' },
-                { "raid6_zr 4 AAAa 1/2 recover 5 2048 a", 0, "raid6_zr", "AAAa", 4, 1, 2,
-                  DM_RAID_SYNC_ACTION_RECOVER, 5, 2048, 'a' },
-                { "raid5_ls 3 AAA 3/3 check 128 0 D", 0, "raid5_ls", "AAA", 3, 3, 3,
-                  DM_RAID_SYNC_ACTION_CHECK, 128, 0, 'D' },
-                { "raid10 4 AAAA 0/8 reshape 0 0 A", 0, "raid10", "AAAA", 4, 0, 8,
-                  DM_RAID_SYNC_ACTION_RESHAPE, 0, 0, 'A' },
-                { "raid1 2 AA 1/2 frozen 0 0 -", 0, "raid1", "AA", 2, 1, 2,
-                  DM_RAID_SYNC_ACTION_FROZEN, 0, 0, '-' },
-                { "raid1 2 AA 1/2 repair 0 0 -", 0, "raid1", "AA", 2, 1, 2,
-                  DM_RAID_SYNC_ACTION_REPAIR, 0, 0, '-' },
-                { "raid1 2 AA 1/2 undef 0 0 -", 0, "raid1", "AA", 2, 1, 2,
-                  DM_RAID_SYNC_ACTION_UNDEF, 0, 0, '-' },
-                { "raid1 2 AA 1/2 frobnicate", 0, "raid1", "AA", 2, 1, 2,
-                  DM_RAID_SYNC_ACTION_UNKNOWN, DM_UNSET, DM_UNSET, 0 },
-                { "raid1 2 AA 1/2 idle 0 0 - future fields", 0, "raid1", "AA", 2, 1, 2,
-                  DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
-                { "raid1 2 AA 18446744073709551615/18446744073709551615 idle", 0, "raid1", "AA", 2,
-                  UINT64_MAX, UINT64_MAX, DM_RAID_SYNC_ACTION_IDLE, DM_UNSET, DM_UNSET, 0 },
-                /* garbage */
-                { "", -EINVAL },
-                { "raid1", -EINVAL },
-                { "raid1 2", -EINVAL },
-                { "raid1 3 AA 1/2 idle", -EINVAL },
-                { "raid1 2 AAA 1/2 idle", -EINVAL },
-                { "raid1 2 AX 1/2 idle", -EINVAL },
-                { "raid1 0  1/2 idle", -EINVAL },
-                { "raid1 254 AA 1/2 idle", -ERANGE },
-                { "raid1 99999999999999999999999 AA 1/2 idle", -ERANGE },
-                { "raid1 two AA 1/2 idle", -EINVAL },
-                { "raid1 2 AA 1-2 idle", -EINVAL },
-                { "raid1 2 AA 1/ idle", -EINVAL },
-                { "raid1 2 AA /2 idle", -EINVAL },
-                { "raid1 2 AA 18446744073709551616/1 idle", -ERANGE },
-                { "raid1 2 AA 1/2", -EINVAL },
-                { "raid1 2 AA 1/2 id/le", -EINVAL },
-                { "raid1 2 AA 1/2 idle x", -EINVAL },
-                { "raid1 2 AA 1/2 idle 0 x", -EINVAL },
-                { "raid1 2 AA 1/2 idle 0 0 AA", -EINVAL },
-                { "raid1 2 AA 1/2 idle 0 0 x", -EINVAL },
-                { "raid1 2 AA 1/2 idle 999999999999999999999999999999999", -ERANGE },
-        };
+/* the captured dm-raid status lines, through their target lines */
+static const ExpRaid raid_fixtures[] = {
+        { "raid1-resync.status", 0, "raid1", "aa", 2, 30976, 245760, DM_RAID_SYNC_ACTION_RESYNC, 0,
+          0, '-' },
+        { "raid1-resync-later.status", 0, "raid1", "aa", 2, 75520, 245760,
+          DM_RAID_SYNC_ACTION_RESYNC, 0, 0, '-' },
+        { "raid1-idle.status", 0, "raid1", "AA", 2, 245760, 245760, DM_RAID_SYNC_ACTION_IDLE, 0, 0,
+          '-' },
+        { "raid1-check.status", 0, "raid1", "AA", 2, 15488, 245760, DM_RAID_SYNC_ACTION_CHECK, 0, 0,
+          '-' },
+        /* second capture: the second image's table replaced by "error", then written */
+        { "raid1-small-insync.status", 0, "raid1", "AA", 2, 49152, 49152, DM_RAID_SYNC_ACTION_IDLE,
+          0, 0, '-' },
+        { "raid1-dead-leg.status", 0, "raid1", "AD", 2, 49152, 49152, DM_RAID_SYNC_ACTION_IDLE, 0,
+          0, '-' },
+};
 
-        for (size_t i = 0; i < ELEMENTSOF(fix); i++) {
-                _cleanup_free_ char *text = fixture(fix[i].in);
+/* the dm-raid.rst/dm-raid.c formats the capture does not show, and garbage */
+static const ExpRaid raid_lines[] = {
+        /* dm-raid.rst example (pre-1.9: no data_offset, no journal) */
+        { "raid4 5 AAAAA 2/490221568 init 0", 0, "raid4", "AAAAA", 5, 2, 490221568,
+          DM_RAID_SYNC_ACTION_INIT, 0, DM_UNSET, 0 },
+        /* before 1.5.0: no mismatch count */
+        { "raid1 2 AA 100/200 idle", 0, "raid1", "AA", 2, 100, 200, DM_RAID_SYNC_ACTION_IDLE,
+          DM_UNSET, DM_UNSET, 0 },
+        { "raid5_ls 3 ADA 10/20 recover 0 0 -\n", 0, "raid5_ls", "ADA", 3, 10, 20,
+          DM_RAID_SYNC_ACTION_RECOVER, 0, 0, '-' },
+        { "raid1 2 A- 1/1 idle 0 0 -", 0, "raid1", "A-", 2, 1, 1, DM_RAID_SYNC_ACTION_IDLE, 0, 0,
+          '-' },
+        { "raid6_zr 4 AAAa 1/2 recover 5 2048 a", 0, "raid6_zr", "AAAa", 4, 1, 2,
+          DM_RAID_SYNC_ACTION_RECOVER, 5, 2048, 'a' },
+        { "raid5_ls 3 AAA 3/3 check 128 0 D", 0, "raid5_ls", "AAA", 3, 3, 3,
+          DM_RAID_SYNC_ACTION_CHECK, 128, 0, 'D' },
+        { "raid10 4 AAAA 0/8 reshape 0 0 A", 0, "raid10", "AAAA", 4, 0, 8,
+          DM_RAID_SYNC_ACTION_RESHAPE, 0, 0, 'A' },
+        { "raid1 2 AA 1/2 frozen 0 0 -", 0, "raid1", "AA", 2, 1, 2, DM_RAID_SYNC_ACTION_FROZEN, 0,
+          0, '-' },
+        { "raid1 2 AA 1/2 repair 0 0 -", 0, "raid1", "AA", 2, 1, 2, DM_RAID_SYNC_ACTION_REPAIR, 0,
+          0, '-' },
+        { "raid1 2 AA 1/2 undef 0 0 -", 0, "raid1", "AA", 2, 1, 2, DM_RAID_SYNC_ACTION_UNDEF, 0, 0,
+          '-' },
+        { "raid1 2 AA 1/2 frobnicate", 0, "raid1", "AA", 2, 1, 2, DM_RAID_SYNC_ACTION_UNKNOWN,
+          DM_UNSET, DM_UNSET, 0 },
+        { "raid1 2 AA 1/2 idle 0 0 - future fields", 0, "raid1", "AA", 2, 1, 2,
+          DM_RAID_SYNC_ACTION_IDLE, 0, 0, '-' },
+        { "raid1 2 AA 18446744073709551615/18446744073709551615 idle", 0, "raid1", "AA", 2,
+          UINT64_MAX, UINT64_MAX, DM_RAID_SYNC_ACTION_IDLE, DM_UNSET, DM_UNSET, 0 },
+        /* garbage */
+        { "", -EINVAL },
+        { "raid1", -EINVAL },
+        { "raid1 2", -EINVAL },
+        { "raid1 3 AA 1/2 idle", -EINVAL },
+        { "raid1 2 AAA 1/2 idle", -EINVAL },
+        { "raid1 2 AX 1/2 idle", -EINVAL },
+        { "raid1 0  1/2 idle", -EINVAL },
+        { "raid1 254 AA 1/2 idle", -ERANGE },
+        { "raid1 99999999999999999999999 AA 1/2 idle", -ERANGE },
+        { "raid1 two AA 1/2 idle", -EINVAL },
+        { "raid1 2 AA 1-2 idle", -EINVAL },
+        { "raid1 2 AA 1/ idle", -EINVAL },
+        { "raid1 2 AA /2 idle", -EINVAL },
+        { "raid1 2 AA 18446744073709551616/1 idle", -ERANGE },
+        { "raid1 2 AA 1/2", -EINVAL },
+        { "raid1 2 AA 1/2 id/le", -EINVAL },
+        { "raid1 2 AA 1/2 idle x", -EINVAL },
+        { "raid1 2 AA 1/2 idle 0 x", -EINVAL },
+        { "raid1 2 AA 1/2 idle 0 0 AA", -EINVAL },
+        { "raid1 2 AA 1/2 idle 0 0 x", -EINVAL },
+        { "raid1 2 AA 1/2 idle 999999999999999999999999999999999", -ERANGE },
+};
+
+static void test_raid_status_fixtures(void) {
+        for (size_t i = 0; i < ELEMENTSOF(raid_fixtures); i++) {
+                _cleanup_free_ char *text = fixture(raid_fixtures[i].in);
                 DmTargetLine l;
 
-                ok(text, "%s: fixture present", fix[i].in);
+                ok(text, "%s: fixture present", raid_fixtures[i].in);
                 if (!text || dm_parse_target_line(text, &l) < 0)
                         continue;
-                check_raid(fix[i].in, l.params, &fix[i]);
+                check_raid(raid_fixtures[i].in, l.params, &raid_fixtures[i]);
         }
-        for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+}
+
+static void test_raid_status_lines(void) {
+        for (size_t i = 0; i < ELEMENTSOF(raid_lines); i++) {
                 char tag[64];
                 snprintf(tag, sizeof(tag), "raid status #%zu", i);
-                check_raid(tag, t[i].in, &t[i]);
+                check_raid(tag, raid_lines[i].in, &raid_lines[i]);
         }
         is_int(dm_raid_status_parse(NULL, &(DmRaidStatus){ 0 }), -EINVAL, "NULL params");
-        {
-                _cleanup_free_ char *text = fixture("raid1-dead-leg.status");
-                DmTargetLine l;
-                DmRaidStatus st = {};
+}
 
-                ok(text && dm_parse_target_line(text, &l) == 0 &&
-                           dm_raid_status_parse(l.params, &st) == 0,
-                   "dead leg parses");
-                if (text) {
-                        is_int(dm_raid_status_count(&st, DM_RAID_HEALTH_DEAD), 1, "one dead leg");
-                        is_int(dm_raid_health_from_char(st.health[1]), DM_RAID_HEALTH_DEAD,
-                               "second leg dead");
-                }
-        }
+/* the captured dead leg */
+static void test_raid_dead_leg(void) {
+        _cleanup_free_ char *text = fixture("raid1-dead-leg.status");
+        DmTargetLine l;
+        DmRaidStatus st = {};
 
-        {
-                /* the maximum: 253 legs */
-                char line[600];
-                DmRaidStatus s;
-                int o = snprintf(line, sizeof(line), "raid1 253 ");
-                for (int i = 0; i < 253; i++)
-                        line[o++] = i == 7 ? 'D' : 'A';
-                snprintf(line + o, sizeof(line) - (size_t) o, " 5/10 recover 0 0 -");
-                is_int(dm_raid_status_parse(line, &s), 0, "253 legs parse");
-                is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_DEAD), 1, "one dead of 253");
-                is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ALIVE_IN_SYNC), 252, "252 alive");
-                is_double(dm_raid_status_sync_ratio(&s), 0.5, 1e-12, "ratio 5/10");
+        ok(text && dm_parse_target_line(text, &l) == 0 && dm_raid_status_parse(l.params, &st) == 0,
+           "dead leg parses");
+        if (text) {
+                is_int(dm_raid_status_count(&st, DM_RAID_HEALTH_DEAD), 1, "one dead leg");
+                is_int(dm_raid_health_from_char(st.health[1]), DM_RAID_HEALTH_DEAD,
+                       "second leg dead");
         }
-        {
-                DmRaidStatus s;
-                is_int(dm_raid_status_parse("raid5_ls 4 AaD- 3/0 recover 0 0 -", &s), 0,
-                       "mixed legs");
-                is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ALIVE_IN_SYNC), 1, "count A");
-                is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ALIVE_NOT_IN_SYNC), 1, "count a");
-                is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_DEAD), 1, "count D");
-                is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ABSENT), 1, "count -");
-                is_double(dm_raid_status_sync_ratio(&s), -1.0, 0, "total 0: no ratio");
-                is_int(dm_raid_status_count(NULL, DM_RAID_HEALTH_DEAD), 0, "count NULL");
-        }
+}
+
+/* the maximum: 253 legs */
+static void test_raid_max_legs(void) {
+        char line[600];
+        DmRaidStatus s;
+        int o = snprintf(line, sizeof(line), "raid1 253 ");
+
+        for (int i = 0; i < 253; i++)
+                line[o++] = i == 7 ? 'D' : 'A';
+        snprintf(line + o, sizeof(line) - (size_t) o, " 5/10 recover 0 0 -");
+        is_int(dm_raid_status_parse(line, &s), 0, "253 legs parse");
+        is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_DEAD), 1, "one dead of 253");
+        is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ALIVE_IN_SYNC), 252, "252 alive");
+        is_double(dm_raid_status_sync_ratio(&s), 0.5, 1e-12, "ratio 5/10");
+}
+
+/* one leg of each health, and no total: no ratio */
+static void test_raid_mixed_legs(void) {
+        DmRaidStatus s;
+
+        is_int(dm_raid_status_parse("raid5_ls 4 AaD- 3/0 recover 0 0 -", &s), 0, "mixed legs");
+        is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ALIVE_IN_SYNC), 1, "count A");
+        is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ALIVE_NOT_IN_SYNC), 1, "count a");
+        is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_DEAD), 1, "count D");
+        is_int(dm_raid_status_count(&s, DM_RAID_HEALTH_ABSENT), 1, "count -");
+        is_double(dm_raid_status_sync_ratio(&s), -1.0, 0, "total 0: no ratio");
+        is_int(dm_raid_status_count(NULL, DM_RAID_HEALTH_DEAD), 0, "count NULL");
 }
 
 static void test_lvm_uuid(void) {
@@ -474,7 +484,11 @@ int main(void) {
         test_tables();
         test_target_lines();
         test_fixture_lines();
-        test_raid_status();
+        test_raid_status_fixtures();
+        test_raid_status_lines();
+        test_raid_dead_leg();
+        test_raid_max_legs();
+        test_raid_mixed_legs();
         test_lvm_uuid();
         test_lvm_names();
         test_sub_lv();

@@ -217,20 +217,12 @@ static void during_coldplug(Fake *f) {
         fake_event(f, DISCOVERY_ADD, "vdc");
 }
 
-static void test_uevent_sequence(void) {
-        _cleanup_(inventory_freep) Inventory *inv = NULL;
-        _cleanup_(discovery_freep) Discovery *d = NULL;
-        Fake fake = { .during_enumerate = during_coldplug };
+/* coldplug: the enumeration's snapshot and the event that came while it ran; the handles of
+ * md0 and vda for the steps after */
+static void seq_coldplug(Inventory *inv, Discovery *d, Fake *fake, Volume **ret_md0,
+                         Volume **ret_vda) {
         const InventoryChange *c;
-        Volume *md0, *vda;
 
-        use_fixture("md-raid1-idle");
-        is_int(inventory_new_for_root(root, &inv), 0, "inventory over a copy of md-raid1-idle");
-        is_int(discovery_new_with_backend(&fake_ops, &fake, discovery_inventory_queue_handler, inv,
-                                          &d),
-               0, "discovery over the fake backend");
-
-        /* coldplug */
         is_int(discovery_start(d), 0, "start: monitor, then enumerate");
         is_int((int) inventory_queued(inv), 3, "the enumeration's snapshot queued md0 vda vdb");
         is_int(inventory_size(inv), 0, "queueing reads nothing");
@@ -244,24 +236,30 @@ static void test_uevent_sequence(void) {
         ok(c && c->type == INVENTORY_VOLUME_ADDED && c->what == INVENTORY_CHANGE_ALL,
            "md0 added (all bits)");
         ok(strv_contains(inventory_get(inv, "vda")->holders, "md0"), "one relink: vda held by md0");
-        md0 = inventory_get(inv, "md0");
-        vda = inventory_get(inv, "vda");
+        *ret_md0 = inventory_get(inv, "md0");
+        *ret_vda = inventory_get(inv, "vda");
         inventory_clear_changes(inv);
         is_int((int) n_changes(inv), 0, "cleared");
-        fake.during_enumerate = NULL;
+        fake->during_enumerate = NULL;
+}
 
-        /* the same enumeration again (safety net): nothing changed, nothing reported */
+/* the same enumeration again (safety net): nothing changed, nothing reported */
+static void seq_reenumerate(Inventory *inv, Discovery *d, Volume *md0, Volume *vda) {
         is_int(discovery_enumerate(d), 4, "re-enumerate");
         is_int(inventory_flush(inv, 0), 0, "flush");
         is_int((int) n_changes(inv), 0, "unchanged devices are not reported");
         ok(inventory_get(inv, "md0") == md0 && inventory_get(inv, "vda") == vda,
            "re-read in place: same handles");
+}
 
-        /* vdb fails: md shows it faulty, degraded 1; a change uevent of md0 */
+/* vdb fails: md shows it faulty, degraded 1; a change uevent of md0 */
+static void seq_member_fails(Inventory *inv, Discovery *d, Fake *fake, Volume *md0) {
+        const InventoryChange *c;
+
         put("sys/devices/virtual/block/md0/md/dev-vdb/state", "faulty\n");
         put("sys/devices/virtual/block/md0/md/degraded", "1\n");
-        fake_event(&fake, DISCOVERY_CHANGE, "md0");
-        fake_event(&fake, DISCOVERY_CHANGE, "md0");
+        fake_event(fake, DISCOVERY_CHANGE, "md0");
+        fake_event(fake, DISCOVERY_CHANGE, "md0");
         is_int(discovery_process(d), 2, "two change events");
         is_int((int) inventory_queued(inv), 1, "coalesced into one queued name");
         is_int(inventory_flush(inv, 0), 0, "flush");
@@ -276,11 +274,15 @@ static void test_uevent_sequence(void) {
         ok(inventory_get(inv, "md0") == md0, "md0 keeps its handle");
         is_int(md0->health, VOLUME_HEALTH_DEGRADED, "the handle shows the new reading");
         inventory_clear_changes(inv);
+}
 
-        /* a holder appears on md0 (an LV): md0's links change without an event of md0 */
+/* a holder appears on md0 (an LV): md0's links change without an event of md0 */
+static void seq_holder_appears(Inventory *inv, Discovery *d, Fake *fake, Volume *md0) {
+        const InventoryChange *c;
+
         put("sys/class/block/dm-9/dev", "253:9\n");
         put("sys/class/block/dm-9/slaves/md0", "");
-        fake_event(&fake, DISCOVERY_ADD, "dm-9");
+        fake_event(fake, DISCOVERY_ADD, "dm-9");
         (void) discovery_process(d);
         is_int(inventory_flush(inv, 0), 0, "flush");
         c = change_of(inv, "md0");
@@ -290,10 +292,14 @@ static void test_uevent_sequence(void) {
         c = change_of(inv, "dm-9");
         ok(c && c->type == INVENTORY_VOLUME_ADDED, "dm-9 added");
         inventory_clear_changes(inv);
+}
 
-        /* vdc unplugged: the handle stays readable until the clear */
+/* vdc unplugged: the handle stays readable until the clear */
+static void seq_unplug(Inventory *inv, Discovery *d, Fake *fake) {
+        const InventoryChange *c;
+
         remove_disk("vdc");
-        fake_event(&fake, DISCOVERY_REMOVE, "vdc");
+        fake_event(fake, DISCOVERY_REMOVE, "vdc");
         (void) discovery_process(d);
         is_int(inventory_flush(inv, 0), 0, "flush");
         c = change_of(inv, "vdc");
@@ -301,33 +307,36 @@ static void test_uevent_sequence(void) {
         is_str(c ? c->volume->name : NULL, "vdc", "removed handle still readable");
         ok(!inventory_get(inv, "vdc"), "vdc no longer in the inventory");
         inventory_clear_changes(inv);
+}
 
-        /* md0 stopped and re-created under the same name in one batch: a new handle */
-        fake_event(&fake, DISCOVERY_REMOVE, "md0");
-        fake_event(&fake, DISCOVERY_ADD, "md0");
+/* md0 stopped and re-created under the same name in one batch: a new handle */
+static void seq_recreate(Inventory *inv, Discovery *d, Fake *fake, Volume *md0) {
+        const InventoryChange *l;
+        bool removed_old = false, added_new = false;
+        size_t n;
+
+        fake_event(fake, DISCOVERY_REMOVE, "md0");
+        fake_event(fake, DISCOVERY_ADD, "md0");
         (void) discovery_process(d);
         is_int(inventory_flush(inv, 0), 0, "flush");
-        {
-                size_t n;
-                const InventoryChange *l = inventory_get_changes(inv, &n);
-                bool removed_old = false, added_new = false;
-
-                for (size_t i = 0; i < n; i++) {
-                        if (l[i].volume == md0 && l[i].type == INVENTORY_VOLUME_REMOVED)
-                                removed_old = true;
-                        if (l[i].volume != md0 && strcmp(l[i].volume->name, "md0") == 0 &&
-                            l[i].type == INVENTORY_VOLUME_ADDED)
-                                added_new = true;
-                }
-                ok(removed_old && added_new, "old md0 handle removed, new one added");
-                ok(inventory_get(inv, "md0") && inventory_get(inv, "md0") != md0,
-                   "inventory_get gives the new handle");
+        l = inventory_get_changes(inv, &n);
+        for (size_t i = 0; i < n; i++) {
+                if (l[i].volume == md0 && l[i].type == INVENTORY_VOLUME_REMOVED)
+                        removed_old = true;
+                if (l[i].volume != md0 && strcmp(l[i].volume->name, "md0") == 0 &&
+                    l[i].type == INVENTORY_VOLUME_ADDED)
+                        added_new = true;
         }
+        ok(removed_old && added_new, "old md0 handle removed, new one added");
+        ok(inventory_get(inv, "md0") && inventory_get(inv, "md0") != md0,
+           "inventory_get gives the new handle");
         inventory_clear_changes(inv);
+}
 
-        /* added and gone within one batch: nothing to tell */
+/* added and gone within one batch: nothing to tell */
+static void seq_added_and_gone(Inventory *inv, Discovery *d, Fake *fake) {
         add_disk("vdx", 99);
-        fake_event(&fake, DISCOVERY_ADD, "vdx");
+        fake_event(fake, DISCOVERY_ADD, "vdx");
         (void) discovery_process(d);
         ok(inventory_device_add(inv, "vdx") == 1, "vdx read at once");
         remove_disk("vdx");
@@ -336,6 +345,27 @@ static void test_uevent_sequence(void) {
         is_int(inventory_flush(inv, 0), 0, "the queued add finds nothing");
         ok(!change_of(inv, "vdx") && !inventory_get(inv, "vdx"), "still nothing");
         inventory_clear_changes(inv);
+}
+
+static void test_uevent_sequence(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(discovery_freep) Discovery *d = NULL;
+        Fake fake = { .during_enumerate = during_coldplug };
+        Volume *md0, *vda;
+
+        use_fixture("md-raid1-idle");
+        is_int(inventory_new_for_root(root, &inv), 0, "inventory over a copy of md-raid1-idle");
+        is_int(discovery_new_with_backend(&fake_ops, &fake, discovery_inventory_queue_handler, inv,
+                                          &d),
+               0, "discovery over the fake backend");
+
+        seq_coldplug(inv, d, &fake, &md0, &vda);
+        seq_reenumerate(inv, d, md0, vda);
+        seq_member_fails(inv, d, &fake, md0);
+        seq_holder_appears(inv, d, &fake, md0);
+        seq_unplug(inv, d, &fake);
+        seq_recreate(inv, d, &fake, md0);
+        seq_added_and_gone(inv, d, &fake);
 }
 
 static void test_start_failure_and_budget(void) {

@@ -406,10 +406,10 @@ static void test_md_other(void) {
         ok(md && !md->sync.action, "raid0 has no sync_action");
 }
 
-static void test_lvm(void) {
+/* an LVM raid1 LV in its initial sync: its sub-LVs folded into it, the PVs its members */
+static void test_lvm_raid1_syncing(void) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
-        const Volume *lv, *where = NULL;
-        const char *bad = NULL;
+        const Volume *lv;
 
         inv = scan("lvm-raid1-syncing");
         lv = inventory_get(inv, "dm-4");
@@ -444,6 +444,13 @@ static void test_lvm(void) {
         is_str(inventory_get(inv, "dm-5")->dm_target, "linear", "lin is linear");
         ok(!volume_is_array(inventory_get(inv, "dm-5")), "lin is no array");
         inv = inventory_free(inv);
+}
+
+/* an LV in sync, with a dead leg, striped, a plain dm-raid, an LV on md */
+static void test_lvm_states(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        const Volume *lv, *where = NULL;
+        const char *bad = NULL;
 
         inv = scan("lvm-raid1-insync");
         lv = inventory_get(inv, "dm-4");
@@ -582,12 +589,10 @@ static int mkfile(int dfd, const char *path, const char *content) {
         return write_file_atomic_at(dfd, path, content, strlen(content));
 }
 
-static void test_hotplug_and_garbage(void) {
+/* devices added, changed and removed one by one, then a rescan */
+static void test_hotplug(void) {
         _cleanup_(inventory_freep) Inventory *inv = NULL;
-        char tmpl[] = "/tmp/test-inventory-XXXXXX";
-        _cleanup_close_ int dfd = -EBADF;
         char path[4096];
-        int r;
 
         (void) snprintf(path, sizeof(path), "%s/md-raid1-degraded", fixtures());
         ok(inventory_new_for_root(path, &inv) == 0, "new");
@@ -607,33 +612,63 @@ static void test_hotplug_and_garbage(void) {
         is_int(inventory_scan(inv), 0, "rescan");
         is_int(inventory_size(inv), 3, "rescan finds md0, vda, vdb");
         inv = inventory_free(inv);
+}
 
-        /* A tree full of garbage: must not crash, must not assert. */
+/* A tree full of garbage: every file of it malformed, out of range or hostile. */
+static const struct {
+        const char *path, *content;
+} garbage_tree[] = {
+        { "sys/class/block/x/dev", "garbage\n" },
+        { "sys/class/block/x/size", "99999999999999999999999999\n" },
+        { "sys/class/block/x/ro", "\n" },
+        { "sys/class/block/x/partition", "-1\n" },
+        { "sys/class/block/md9/dev", "9:9\n" },
+        { "sys/class/block/md9/md/level", "\n" },
+        { "sys/class/block/md9/md/sync_completed", "7 / 0\n" },
+        { "sys/class/block/md9/md/sync_action", "recover\n" },
+        { "sys/class/block/md9/md/sync_speed", "18446744073709551615\n" },
+        { "sys/class/block/md9/md/dev-zz/state", ",,,\n" },
+        { "sys/class/block/dm-9/dev", "252:9\n" },
+        { "sys/class/block/dm-9/dm/name", "../../etc/passwd\n" },
+        { "sys/class/block/dm-9/dm/uuid", "LVM-short\n" },
+        { "sys/class/block/dm-8/dm/name", "vg-lv\n" },
+        { "sys/class/block/dm-8/dm/uuid", "LVM-x\n" },
+        { "dm/vg-lv.status", "0 10 raid raid1 2 ZZ 1/0 idle\n" },
+        { "dm/vg-lv.table", "garbage\n" },
+        { "run/udev/data/b252:9", "E:DM_LV_NAME=x_rimage_0\nE:noequals\nE:=\n" },
+        { "proc/mdstat", "md9 : active raid1 zz[0]\n [====] recovery = 999.9% (5/0)\n" },
+        { "sys/class/block/nvme0c0n1/hidden", "1\n" },
+        { "sys/class/block/nvme0c0n1/dev", "259:9\n" },
+};
+
+/* the dm status files of a garbage tree: names that are paths, a bad query, an absent file */
+static void test_dm_status_files(int fd) {
+        char *s = NULL;
+        DmStatusProvider p = { .get = dm_status_get_files, .userdata = &fd };
+
+        is_int(p.get(p.userdata, &(DmDeviceId){ "../x", 252, 9 }, DM_QUERY_STATUS, &s), -EINVAL,
+               "dm name with /");
+        is_int(p.get(p.userdata, &(DmDeviceId){ ".hidden", 252, 9 }, DM_QUERY_TABLE, &s), -EINVAL,
+               "dotted name");
+        is_int(p.get(p.userdata, &(DmDeviceId){ "vg-lv", 252, 8 }, _DM_QUERY_INVALID, &s), -EINVAL,
+               "bad query");
+        is_int(p.get(p.userdata, &(DmDeviceId){ "absent", 252, 7 }, DM_QUERY_TABLE, &s), -ENOENT,
+               "absent file");
+        ok(s == NULL, "output untouched on failure");
+}
+
+static void test_garbage(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        char tmpl[] = "/tmp/test-inventory-XXXXXX";
+        _cleanup_close_ int dfd = -EBADF;
+        int r;
+
         ok(mkdtemp(tmpl) != NULL, "mkdtemp");
         dfd = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         ok(inventory_new_for_root(tmpl, &inv) == 0, "new over empty dir");
         ok(inventory_scan(inv) < 0, "empty root: scan fails (no sys/class/block)");
-        mkfile(dfd, "sys/class/block/x/dev", "garbage\n");
-        mkfile(dfd, "sys/class/block/x/size", "99999999999999999999999999\n");
-        mkfile(dfd, "sys/class/block/x/ro", "\n");
-        mkfile(dfd, "sys/class/block/x/partition", "-1\n");
-        mkfile(dfd, "sys/class/block/md9/dev", "9:9\n");
-        mkfile(dfd, "sys/class/block/md9/md/level", "\n");
-        mkfile(dfd, "sys/class/block/md9/md/sync_completed", "7 / 0\n");
-        mkfile(dfd, "sys/class/block/md9/md/sync_action", "recover\n");
-        mkfile(dfd, "sys/class/block/md9/md/sync_speed", "18446744073709551615\n");
-        mkfile(dfd, "sys/class/block/md9/md/dev-zz/state", ",,,\n");
-        mkfile(dfd, "sys/class/block/dm-9/dev", "252:9\n");
-        mkfile(dfd, "sys/class/block/dm-9/dm/name", "../../etc/passwd\n");
-        mkfile(dfd, "sys/class/block/dm-9/dm/uuid", "LVM-short\n");
-        mkfile(dfd, "sys/class/block/dm-8/dm/name", "vg-lv\n");
-        mkfile(dfd, "sys/class/block/dm-8/dm/uuid", "LVM-x\n");
-        mkfile(dfd, "dm/vg-lv.status", "0 10 raid raid1 2 ZZ 1/0 idle\n");
-        mkfile(dfd, "dm/vg-lv.table", "garbage\n");
-        mkfile(dfd, "run/udev/data/b252:9", "E:DM_LV_NAME=x_rimage_0\nE:noequals\nE:=\n");
-        mkfile(dfd, "proc/mdstat", "md9 : active raid1 zz[0]\n [====] recovery = 999.9% (5/0)\n");
-        mkfile(dfd, "sys/class/block/nvme0c0n1/hidden", "1\n");
-        mkfile(dfd, "sys/class/block/nvme0c0n1/dev", "259:9\n");
+        for (size_t i = 0; i < ELEMENTSOF(garbage_tree); i++)
+                mkfile(dfd, garbage_tree[i].path, garbage_tree[i].content);
         r = inventory_scan(inv);
         is_int(r, 0, "garbage tree scans");
         is_int(inventory_size(inv), 4, "all four entries listed, the hidden gendisk not");
@@ -648,20 +683,7 @@ static void test_hotplug_and_garbage(void) {
                 is_int(inventory_to_json(inv, &j), 0, "garbage renders");
                 json_object_put(j);
         }
-        {
-                int fd = dfd;
-                char *s = NULL;
-                DmStatusProvider p = { .get = dm_status_get_files, .userdata = &fd };
-                is_int(p.get(p.userdata, &(DmDeviceId){ "../x", 252, 9 }, DM_QUERY_STATUS, &s),
-                       -EINVAL, "dm name with /");
-                is_int(p.get(p.userdata, &(DmDeviceId){ ".hidden", 252, 9 }, DM_QUERY_TABLE, &s),
-                       -EINVAL, "dotted name");
-                is_int(p.get(p.userdata, &(DmDeviceId){ "vg-lv", 252, 8 }, _DM_QUERY_INVALID, &s),
-                       -EINVAL, "bad query");
-                is_int(p.get(p.userdata, &(DmDeviceId){ "absent", 252, 7 }, DM_QUERY_TABLE, &s),
-                       -ENOENT, "absent file");
-                ok(s == NULL, "output untouched on failure");
-        }
+        test_dm_status_files(dfd);
         (void) unlinkat(dfd, "x", 0);
         {
                 char cmd[256];
@@ -676,8 +698,10 @@ int main(void) {
         test_md_other();
         test_captured();
         test_captured_lvm();
-        test_lvm();
+        test_lvm_raid1_syncing();
+        test_lvm_states();
         test_disks();
-        test_hotplug_and_garbage();
+        test_hotplug();
+        test_garbage();
         return tap_done();
 }

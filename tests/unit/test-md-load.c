@@ -267,16 +267,9 @@ static void test_load_fixtures(void) {
         }
 }
 
-/* Second VM capture (tests/fixtures/parsers/commands/): every md attribute the 6.1 kernel shows. */
-static void test_load_capture2(void) {
-        _cleanup_(md_array_freep) MdArray *r5 = NULL, *fr = NULL, *r0 = NULL;
-        _cleanup_close_ int fd5 = open_fixture("raid5-reshape-grow");
-        _cleanup_close_ int fdf = open_fixture("raid1-frozen");
-        _cleanup_close_ int fd0 = open_fixture("raid0-clean");
-
-        ok(fd5 >= 0 && fdf >= 0 && fd0 >= 0, "second capture present");
-        if (fd5 < 0 || fdf < 0 || fd0 < 0)
-                return;
+/* the raid5 growing from 3 to 4 disks: "new (old)" values, reshape position, uuid, metadata */
+static void check_capture2_reshape(int fd5) {
+        _cleanup_(md_array_freep) MdArray *r5 = NULL;
 
         is_int(md_array_load(fd5, &r5), 0, "reshape capture loads");
         if (r5) {
@@ -305,6 +298,11 @@ static void test_load_capture2(void) {
                                "reshape: recovery_start none");
                 }
         }
+}
+
+/* a raid1 frozen after a check, partitions as members */
+static void check_capture2_frozen(int fdf) {
+        _cleanup_(md_array_freep) MdArray *fr = NULL;
 
         is_int(md_array_load(fdf, &fr), 0, "frozen capture loads");
         if (fr) {
@@ -317,33 +315,39 @@ static void test_load_capture2(void) {
                 if (fr->n_members == 2)
                         is_str(fr->members[0].name, "vda1", "frozen: member vda1");
         }
+}
 
-        {
-                _cleanup_(md_array_freep) MdArray *dl = NULL, *br = NULL;
-                _cleanup_close_ int fdd = open_fixture("raid1-delayed");
-                _cleanup_close_ int fdb = open_fixture("raid0-broken");
+/* a resync delayed behind another array's, and a raid0 that lost a member */
+static void check_capture2_delayed_and_broken(void) {
+        _cleanup_(md_array_freep) MdArray *dl = NULL, *br = NULL;
+        _cleanup_close_ int fdd = open_fixture("raid1-delayed");
+        _cleanup_close_ int fdb = open_fixture("raid0-broken");
 
-                is_int(md_array_load(fdd, &dl), 0, "delayed capture loads");
-                if (dl) {
-                        is_int(dl->sync_action, MD_SYNC_ACTION_RESYNC, "delayed: resync");
-                        is_int(dl->sync_completed.kind, MD_SYNC_COMPLETED_DELAYED,
-                               "delayed: sync_completed delayed (node_exporter's outage)");
-                        is_u64(dl->sync_speed_kib_per_sec, 0, "delayed: sync_speed 0");
-                        is_u64(dl->resync_start_sectors, 0, "delayed: resync_start 0");
-                        is_u64(dl->sync_speed_max.kib_per_sec, 200, "delayed: speed_max 200");
-                        is_int(dl->n_members, 2, "delayed: two members");
-                }
-                is_int(md_array_load(fdb, &br), 0, "broken capture loads");
-                if (br) {
-                        is_int(br->level, MD_LEVEL_RAID0, "broken: raid0");
-                        is_int(br->array_state, MD_ARRAY_STATE_BROKEN, "broken: array_state");
-                        is_str(br->array_state_raw, "broken", "broken: raw");
-                        is_int(br->n_members, 2, "broken: md still lists both members");
-                        if (br->n_members == 2)
-                                is_int(br->members[1].state, FLAG(IN_SYNC),
-                                       "broken: removed member still in_sync");
-                }
+        is_int(md_array_load(fdd, &dl), 0, "delayed capture loads");
+        if (dl) {
+                is_int(dl->sync_action, MD_SYNC_ACTION_RESYNC, "delayed: resync");
+                is_int(dl->sync_completed.kind, MD_SYNC_COMPLETED_DELAYED,
+                       "delayed: sync_completed delayed (node_exporter's outage)");
+                is_u64(dl->sync_speed_kib_per_sec, 0, "delayed: sync_speed 0");
+                is_u64(dl->resync_start_sectors, 0, "delayed: resync_start 0");
+                is_u64(dl->sync_speed_max.kib_per_sec, 200, "delayed: speed_max 200");
+                is_int(dl->n_members, 2, "delayed: two members");
         }
+        is_int(md_array_load(fdb, &br), 0, "broken capture loads");
+        if (br) {
+                is_int(br->level, MD_LEVEL_RAID0, "broken: raid0");
+                is_int(br->array_state, MD_ARRAY_STATE_BROKEN, "broken: array_state");
+                is_str(br->array_state_raw, "broken", "broken: raw");
+                is_int(br->n_members, 2, "broken: md still lists both members");
+                if (br->n_members == 2)
+                        is_int(br->members[1].state, FLAG(IN_SYNC),
+                               "broken: removed member still in_sync");
+        }
+}
+
+/* a raid0: no sync_action, sync_completed, degraded or mismatch_cnt file */
+static void check_capture2_raid0(int fd0) {
+        _cleanup_(md_array_freep) MdArray *r0 = NULL;
 
         is_int(md_array_load(fd0, &r0), 0, "raid0 capture loads");
         if (r0) {
@@ -357,6 +361,21 @@ static void test_load_capture2(void) {
                 is_u64(r0->chunk_size_bytes, 65536, "raid0: chunk");
                 is_int(r0->n_members, 2, "raid0: two members");
         }
+}
+
+/* Second VM capture (tests/fixtures/parsers/commands/): every md attribute the 6.1 kernel shows. */
+static void test_load_capture2(void) {
+        _cleanup_close_ int fd5 = open_fixture("raid5-reshape-grow");
+        _cleanup_close_ int fdf = open_fixture("raid1-frozen");
+        _cleanup_close_ int fd0 = open_fixture("raid0-clean");
+
+        ok(fd5 >= 0 && fdf >= 0 && fd0 >= 0, "second capture present");
+        if (fd5 < 0 || fdf < 0 || fd0 < 0)
+                return;
+        check_capture2_reshape(fd5);
+        check_capture2_frozen(fdf);
+        check_capture2_delayed_and_broken();
+        check_capture2_raid0(fd0);
 }
 
 /* ---- md_array_load() against temp trees ---- */

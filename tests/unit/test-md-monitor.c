@@ -81,38 +81,33 @@ static Inventory *scan(void) {
         return inv;
 }
 
-static void test_md(void) {
-        _cleanup_(inventory_freep) Inventory *inv = NULL;
-        _cleanup_(md_monitor_freep) MdMonitor *m = NULL;
-        sd_event *e = NULL;
-        Seen s = {};
+/* md0 resyncing and md1 delayed behind it, both followed from the inventory */
+static void md_follow_both(sd_event *e, MdMonitor *m, Seen *s) {
         RebuildStatus st;
-        const InventoryChange *c;
-        size_t n;
 
-        use_fixture("md-raid1-delayed");
-        inv = scan();
-        ok(sd_event_new(&e) >= 0, "event loop");
-        is_int(md_monitor_new(NULL, inv, 0, NULL, 0, on_event, &s, &m), -EINVAL, "loop required");
-        is_int(md_monitor_new(e, inv, 50 * USEC_PER_MSEC, NULL, 0, on_event, &s, &m), 0, "new");
         is_int((int) md_monitor_size(m), 0, "nothing followed before sync");
         is_int(md_monitor_sync(m), 2, "sync: md0 and md1 from the inventory");
-        ok(run_until(e, &s, "md0 watched"), "md0 watched");
-        ok(run_until(e, &s, "md1 watched"), "md1 watched");
-        ok(run_until(e, &s, "md0 started resync"), "md0: resync already running");
-        ok(run_until(e, &s, "md1 delayed resync"), "md1: delayed");
+        ok(run_until(e, s, "md0 watched"), "md0 watched");
+        ok(run_until(e, s, "md1 watched"), "md1 watched");
+        ok(run_until(e, s, "md0 started resync"), "md0: resync already running");
+        ok(run_until(e, s, "md1 delayed resync"), "md1: delayed");
         is_int(md_monitor_get_status(m, "md0", now(CLOCK_MONOTONIC), &st), 0, "status of md0");
         is_int(st.phase, REBUILD_PHASE_RUNNING, "md0 running");
         is_int(st.operation, REBUILD_OP_RESYNC, "md0 resync");
         is_double(st.progress, 32640.0 / 261120.0, 1e-9, "progress from /proc/mdstat");
         is_int(md_monitor_get_status(m, "sda", 0, &st), -ENOENT, "a disk is not followed");
+}
 
-        /* md1 vanishes from the inventory: the change set drops it */
+/* md1 vanishes from the inventory: the change set drops it; it comes back: watched again */
+static void md_remove_and_readd(sd_event *e, Inventory *inv, MdMonitor *m, Seen *s) {
+        const InventoryChange *c;
+        size_t n;
+
         inventory_clear_changes(inv);
         is_int(inventory_device_remove(inv, "md1"), 1, "inventory forgets md1");
         c = inventory_get_changes(inv, &n);
         is_int(md_monitor_apply_changes(m, c, n), 0, "apply the change set");
-        ok(seen(&s, "md1 dropped"), "md1 dropped");
+        ok(seen(s, "md1 dropped"), "md1 dropped");
         is_int((int) md_monitor_size(m), 1, "one followed");
         inventory_clear_changes(inv);
 
@@ -121,37 +116,39 @@ static void test_md(void) {
         c = inventory_get_changes(inv, &n);
         is_int(md_monitor_apply_changes(m, c, n), 0, "apply");
         is_int((int) md_monitor_size(m), 2, "two followed");
-        s.n = 0;
-        ok(run_until(e, &s, "md1 watched"), "md1 watched again");
-        ok(run_until(e, &s, "md1 delayed resync"), "its fresh tracker reports the delay again");
+        s->n = 0;
+        ok(run_until(e, s, "md1 watched"), "md1 watched again");
+        ok(run_until(e, s, "md1 delayed resync"), "its fresh tracker reports the delay again");
         inventory_clear_changes(inv);
+}
 
-        /* the resync of md0 ends: sync_action idle, mdstat without progress */
-        s.n = 0;
-        {
-                char path[512];
-                int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                const char *mdstat = "Personalities : [raid1] \n"
-                                     "md1 : active raid1 sdb2[1] sda2[0]\n"
-                                     "      261120 blocks super 1.2 [2/2] [UU]\n"
-                                     "        resync=DELAYED\n      \n"
-                                     "md0 : active raid1 sdb1[1] sda1[0]\n"
-                                     "      261120 blocks super 1.2 [2/2] [UU]\n      \n"
-                                     "unused devices: <none>\n";
+/* the end of md0's resync as the kernel shows it: sync_action idle, mdstat without progress */
+static bool write_md0_finished(void) {
+        _cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const char *mdstat = "Personalities : [raid1] \n"
+                             "md1 : active raid1 sdb2[1] sda2[0]\n"
+                             "      261120 blocks super 1.2 [2/2] [UU]\n"
+                             "        resync=DELAYED\n      \n"
+                             "md0 : active raid1 sdb1[1] sda1[0]\n"
+                             "      261120 blocks super 1.2 [2/2] [UU]\n      \n"
+                             "unused devices: <none>\n";
 
-                (void) snprintf(path, sizeof(path), "sys/class/block/md0/md/sync_action");
-                ok(fd >= 0 &&
-                           write_file_atomic_at(fd, "proc/mdstat", mdstat, strlen(mdstat)) >= 0 &&
-                           write_file_atomic_at(fd, "sys/class/block/md0/md/sync_completed",
-                                                "none\n", 5) >= 0 &&
-                           write_file_atomic_at(fd, "sys/class/block/md0/md/resync_start", "none\n",
-                                                5) >= 0 &&
-                           write_file_atomic_at(fd, path, "idle\n", 5) >= 0,
-                   "md0 finishes");
-                safe_close(fd);
-        }
-        ok(run_until(e, &s, "md0 finished resync"), "md0's resync finished (resync_start none)");
-        ok(!seen(&s, "md0 interrupted resync"), "not taken for an interruption");
+        return fd >= 0 && write_file_atomic_at(fd, "proc/mdstat", mdstat, strlen(mdstat)) >= 0 &&
+               write_file_atomic_at(fd, "sys/class/block/md0/md/sync_completed", "none\n", 5) >=
+                       0 &&
+               write_file_atomic_at(fd, "sys/class/block/md0/md/resync_start", "none\n", 5) >= 0 &&
+               write_file_atomic_at(fd, "sys/class/block/md0/md/sync_action", "idle\n", 5) >= 0;
+}
+
+/* the resync of md0 ends */
+static void md_resync_finishes(sd_event *e, Inventory *inv, MdMonitor *m, Seen *s) {
+        const InventoryChange *c;
+        size_t n;
+
+        s->n = 0;
+        ok(write_md0_finished(), "md0 finishes");
+        ok(run_until(e, s, "md0 finished resync"), "md0's resync finished (resync_start none)");
+        ok(!seen(s, "md0 interrupted resync"), "not taken for an interruption");
         ok(inventory_get(inv, "md0") && inventory_get(inv, "md0")->sync.action &&
                    strcmp(inventory_get(inv, "md0")->sync.action, "idle") == 0,
            "the inventory's md0 shows the reading the tracker saw");
@@ -159,15 +156,36 @@ static void test_md(void) {
         ok(n > 0, "the monitor's re-read is in the inventory's change set");
         is_int(md_monitor_apply_changes(m, c, n), 0, "handing it back changes nothing");
         inventory_clear_changes(inv);
+}
 
-        m = md_monitor_free(m);
-        s.n = 0;
+/* a filter naming md1: md0 left alone */
+static void md_filter(sd_event *e, Inventory *inv, Seen *s) {
+        _cleanup_(md_monitor_freep) MdMonitor *m = NULL;
+
+        s->n = 0;
         is_int(md_monitor_new(e, inv, 50 * USEC_PER_MSEC, (char *[]){ (char *) "md1", NULL }, 0,
-                              on_event, &s, &m),
+                              on_event, s, &m),
                0, "new, only md1");
         is_int(md_monitor_sync(m), 1, "only md1 followed");
-        ok(run_until(e, &s, "md1 watched") && !seen(&s, "md0 watched"), "md0 left alone");
+        ok(run_until(e, s, "md1 watched") && !seen(s, "md0 watched"), "md0 left alone");
+}
+
+static void test_md(void) {
+        _cleanup_(inventory_freep) Inventory *inv = NULL;
+        _cleanup_(md_monitor_freep) MdMonitor *m = NULL;
+        sd_event *e = NULL;
+        Seen s = {};
+
+        use_fixture("md-raid1-delayed");
+        inv = scan();
+        ok(sd_event_new(&e) >= 0, "event loop");
+        is_int(md_monitor_new(NULL, inv, 0, NULL, 0, on_event, &s, &m), -EINVAL, "loop required");
+        is_int(md_monitor_new(e, inv, 50 * USEC_PER_MSEC, NULL, 0, on_event, &s, &m), 0, "new");
+        md_follow_both(e, m, &s);
+        md_remove_and_readd(e, inv, m, &s);
+        md_resync_finishes(e, inv, m, &s);
         m = md_monitor_free(m);
+        md_filter(e, inv, &s);
         sd_event_unref(e);
 }
 

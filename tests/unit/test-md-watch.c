@@ -108,31 +108,9 @@ static int rm_rf(const char *path) {
         return system(cmd);
 }
 
-int main(void) {
-        static const char *const md0_members[] = { "vda", "vdb", NULL };
-        char tmpl[] = "/tmp/test-md-watch-XXXXXX";
-        char p[512];
-        _cleanup_close_ int root = -EBADF;
-        sd_event *e = NULL;
-        MdWatch *w = NULL, *w2 = NULL;
+/* discovery: md0 found (not the disk), reported from the loop only, with its counts */
+static void test_discovery_added(sd_event *e, MdWatch *w) {
         unsigned attrs = 0, pollable = 99;
-
-        ok(mkdtemp(tmpl) != NULL, "mkdtemp");
-        root = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        ok(root >= 0, "open temp root");
-        (void) mkdirat(root, "sys", 0755);
-        (void) mkdirat(root, "sys/class", 0755);
-        (void) mkdirat(root, "sys/class/block", 0755);
-        (void) mkdirat(root, "sys/class/block/vda", 0755); /* a disk, not an array */
-        (void) mkdirat(root, "proc", 0755);
-        put(root, "proc/mdstat", "Personalities : [raid1]\nunused devices: <none>\n");
-        make_array(root, "md0", md0_members);
-
-        is_int(sd_event_new(&e), 0, "sd_event_new");
-        is_int(md_watch_new(e, root, 20 * USEC_PER_MSEC, true, handler, NULL, &w), 0,
-               "md_watch_new with discovery");
-        is_int((int) md_watch_size(w), 1, "discovered one array (not the disk)");
-        is_str(log_buf, "", "no report before the loop runs");
 
         run_until_report(e);
         is_str(log_buf, "added:md0:3f", "ADDED md0 with all attribute bits");
@@ -142,7 +120,10 @@ int main(void) {
         ok(!md_watch_mdstat_pollable(w), "regular-file mdstat not pollable");
         ok(md_watch_get_md_dir_fd(w, "md0") >= 0, "md dir fd available");
         is_int(md_watch_get_md_dir_fd(w, "md9"), -ENOENT, "unknown array: -ENOENT");
+}
 
+/* attribute changes: coalesced per pass, rename-replaced or in place; a same value is none */
+static void test_attribute_changes(sd_event *e, int root) {
         log_reset();
         run_for(e, 10);
         is_str(log_buf, "", "nothing changed: no report");
@@ -162,8 +143,13 @@ int main(void) {
         put(root, "sys/class/block/md0/md/array_state", "active\n");
         run_for(e, 10);
         is_str(log_buf, "", "same value rewritten: no report");
+}
 
-        /* A member appears, changes state, another leaves. */
+/* A member appears, changes state, another leaves. */
+static void test_members(sd_event *e, int root, const char *tmpl, MdWatch *w) {
+        unsigned attrs = 0;
+        char p[512];
+
         log_reset();
         (void) mkdirat(root, "sys/class/block/md0/md/dev-vdc", 0755);
         put(root, "sys/class/block/md0/md/dev-vdc/state", "spare\n");
@@ -185,8 +171,12 @@ int main(void) {
         is_str(log_buf, "changed:md0:20", "member left");
         is_int(md_watch_get_counts(w, "md0", &attrs, NULL), 0, "counts after removal");
         is_int(attrs, 6, "its state no longer watched");
+}
 
-        /* Arrays appear and vanish. */
+/* Arrays appear and vanish; explicit removal, and names md_watch_add() refuses. */
+static void test_arrays(sd_event *e, int root, const char *tmpl, MdWatch *w) {
+        char p[512];
+
         log_reset();
         make_array(root, "md1", NULL);
         run_until_report(e);
@@ -210,20 +200,38 @@ int main(void) {
         is_int(md_watch_add(w, "md7"), -ENOENT, "add of a missing array: -ENOENT");
         is_int(md_watch_add(w, "../md1"), -EINVAL, "path in name: -EINVAL");
         is_int(md_watch_add(w, ""), -EINVAL, "empty name: -EINVAL");
-        w = md_watch_free(w);
+}
 
-        /* A raid0-like array without sync_action/degraded still works; with the interval off
-         * nothing is ever re-read until md_watch_recheck(): the interval is the only polling. */
+/* md_watch with discovery and a 20 ms safety net over the md0 tree */
+static void test_discovery(sd_event *e, int root, const char *tmpl) {
+        _cleanup_(md_watch_freep) MdWatch *w = NULL;
+
+        is_int(md_watch_new(e, root, 20 * USEC_PER_MSEC, true, handler, NULL, &w), 0,
+               "md_watch_new with discovery");
+        is_int((int) md_watch_size(w), 1, "discovered one array (not the disk)");
+        is_str(log_buf, "", "no report before the loop runs");
+        test_discovery_added(e, w);
+        test_attribute_changes(e, root);
+        test_members(e, root, tmpl, w);
+        test_arrays(e, root, tmpl, w);
+}
+
+/* A raid0-like array without sync_action/degraded still works; with the interval off
+ * nothing is ever re-read until md_watch_recheck(): the interval is the only polling. */
+static void test_no_interval(sd_event *e, int root) {
+        _cleanup_(md_watch_freep) MdWatch *w = NULL;
+        unsigned attrs = 0;
+
         log_reset();
         make_array(root, "md2", NULL);
         (void) unlinkat(root, "sys/class/block/md2/md/sync_action", 0);
         (void) unlinkat(root, "sys/class/block/md2/md/degraded", 0);
-        is_int(md_watch_new(e, root, USEC_INFINITY, false, handler, NULL, &w2), 0,
+        is_int(md_watch_new(e, root, USEC_INFINITY, false, handler, NULL, &w), 0,
                "md_watch_new, no interval, no discovery");
-        is_int((int) md_watch_size(w2), 0, "no discovery: nothing watched");
-        is_int(md_watch_add(w2, "md2"), 1, "add md2");
-        is_int(md_watch_add(w2, "md2"), 0, "add md2 again: 0");
-        is_int(md_watch_get_counts(w2, "md2", &attrs, NULL), 0, "md2 counts");
+        is_int((int) md_watch_size(w), 0, "no discovery: nothing watched");
+        is_int(md_watch_add(w, "md2"), 1, "add md2");
+        is_int(md_watch_add(w, "md2"), 0, "add md2 again: 0");
+        is_int(md_watch_get_counts(w, "md2", &attrs, NULL), 0, "md2 counts");
         is_int(attrs, 2, "array_state + sync_completed only");
         run_until_report(e);
         is_str(log_buf, "added:md2:3f", "md2 added");
@@ -231,11 +239,11 @@ int main(void) {
         put(root, "sys/class/block/md2/md/array_state", "broken\n");
         run_for(e, 20);
         is_str(log_buf, "", "interval off: no polling");
-        is_int(md_watch_recheck(w2), 0, "explicit recheck");
+        is_int(md_watch_recheck(w), 0, "explicit recheck");
         run_until_report(e);
         is_str(log_buf, "changed:md2:01", "recheck finds the change");
         log_reset();
-        is_int(md_watch_set_interval(w2, 20 * USEC_PER_MSEC), 0, "turn the interval on");
+        is_int(md_watch_set_interval(w, 20 * USEC_PER_MSEC), 0, "turn the interval on");
         put(root, "sys/class/block/md2/md/array_state", "clean\n");
         run_until_report(e);
         is_str(log_buf, "changed:md2:01", "interval on: change seen");
@@ -246,81 +254,103 @@ int main(void) {
         put(root, "sys/class/block/md2/md/degraded", "0\n");
         run_until_report(e);
         is_str(log_buf, "changed:md2:06", "attributes that appeared: a change");
-        is_int(md_watch_get_counts(w2, "md2", &attrs, NULL), 0, "md2 counts again");
+        is_int(md_watch_get_counts(w, "md2", &attrs, NULL), 0, "md2 counts again");
         is_int(attrs, 4, "all four array attributes watched now");
         log_reset();
         put(root, "sys/class/block/md2/md/sync_action", "idle\n");
         run_until_report(e);
         is_str(log_buf, "changed:md2:02", "a change of the new attribute is seen");
-        w2 = md_watch_free(w2);
+}
 
-        /* Nothing watched and no discovery: after one pass the safety net sleeps (an idle daemon
-         * without md arrays has no timer for it), and the first array added wakes it again. */
+/* Nothing watched and no discovery: after one pass the safety net sleeps (an idle daemon
+ * without md arrays has no timer for it), and the first array added wakes it again. */
+static void test_idle_safety_net(sd_event *e, int root) {
+        _cleanup_(md_watch_freep) MdWatch *w = NULL;
+        int dispatched = 0;
+
         log_reset();
-        is_int(md_watch_new(e, root, 20 * USEC_PER_MSEC, false, handler, NULL, &w2), 0,
+        is_int(md_watch_new(e, root, 20 * USEC_PER_MSEC, false, handler, NULL, &w), 0,
                "md_watch_new, 20 ms, nothing watched");
         run_for(e, 10);
-        {
-                int dispatched = 0;
-
-                for (int i = 0; i < 5; i++)
-                        dispatched += sd_event_run(e, 30 * USEC_PER_MSEC) > 0;
-                is_int(dispatched, 0, "no array: nothing wakes the loop");
-        }
+        for (int i = 0; i < 5; i++)
+                dispatched += sd_event_run(e, 30 * USEC_PER_MSEC) > 0;
+        is_int(dispatched, 0, "no array: nothing wakes the loop");
         make_array(root, "md3", NULL);
-        is_int(md_watch_add(w2, "md3"), 1, "add md3");
+        is_int(md_watch_add(w, "md3"), 1, "add md3");
         run_until_report(e);
         log_reset();
         put(root, "sys/class/block/md3/md/array_state", "broken\n");
         run_until_report(e);
         is_str(log_buf, "changed:md3:01", "the added array woke the safety net");
-        w2 = md_watch_free(w2);
+}
 
-        /* A real kernfs file (this kernel has no md, so any block device's "ro" stands in for
-         * array_state): it must be registered for EPOLLPRI, and a registered attribute that does
-         * not change must not wake the loop (kernfs only reports a change since the last read). */
-        {
-                _cleanup_strv_free_ char **devs = NULL;
-                size_t n_devs = 0;
-                char target[300];
+/* A real kernfs file (this kernel has no md, so any block device's "ro" stands in for
+ * array_state): it must be registered for EPOLLPRI, and a registered attribute that does
+ * not change must not wake the loop (kernfs only reports a change since the last read). */
+static void test_kernfs_attribute(sd_event *e, int root) {
+        _cleanup_(md_watch_freep) MdWatch *w = NULL;
+        unsigned attrs = 0, pollable = 99;
+        _cleanup_strv_free_ char **devs = NULL;
+        _cleanup_close_ int slash = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        size_t n_devs = 0;
+        char target[300];
+        int dispatched = 0;
 
-                _cleanup_close_ int slash = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-                if (sysfs_list_dir(slash, "sys/class/block", &devs, &n_devs) < 0 || n_devs == 0)
-                        ok(1, "# SKIP no /sys/class/block entries on this machine");
-                else {
-                        make_array(root, "md3", NULL);
-                        (void) unlinkat(root, "sys/class/block/md3/md/array_state", 0);
-                        (void) snprintf(target, sizeof(target), "/sys/class/block/%s/ro", devs[0]);
-                        is_int(symlinkat(target, root, "sys/class/block/md3/md/array_state"), 0,
-                               "array_state -> %s", target);
-                        log_reset();
-                        is_int(md_watch_new(e, root, USEC_INFINITY, false, handler, NULL, &w2), 0,
-                               "md_watch_new over a tree with one kernfs attribute");
-                        is_int(md_watch_add(w2, "md3"), 1, "add md3");
-                        is_int(md_watch_get_counts(w2, "md3", &attrs, &pollable), 0, "counts");
-                        is_int(pollable, 1, "the kernfs attribute is event-driven (EPOLLPRI)");
-                        is_int(attrs, 4, "the other three are safety-net only");
-                        run_until_report(e);
-                        is_str(log_buf, "added:md3:3f", "md3 added");
-                        log_reset();
-                        {
-                                int dispatched = 0;
-
-                                for (int i = 0; i < 20; i++)
-                                        dispatched += sd_event_run(e, 10 * USEC_PER_MSEC) > 0;
-                                is_int(dispatched, 0,
-                                       "no wake-ups from the registered, unchanged attribute");
-                        }
-                        is_str(log_buf, "", "and no report");
-                        w2 = md_watch_free(w2);
-                }
+        if (sysfs_list_dir(slash, "sys/class/block", &devs, &n_devs) < 0 || n_devs == 0)
+                ok(1, "# SKIP no /sys/class/block entries on this machine");
+        else {
+                make_array(root, "md3", NULL);
+                (void) unlinkat(root, "sys/class/block/md3/md/array_state", 0);
+                (void) snprintf(target, sizeof(target), "/sys/class/block/%s/ro", devs[0]);
+                is_int(symlinkat(target, root, "sys/class/block/md3/md/array_state"), 0,
+                       "array_state -> %s", target);
+                log_reset();
+                is_int(md_watch_new(e, root, USEC_INFINITY, false, handler, NULL, &w), 0,
+                       "md_watch_new over a tree with one kernfs attribute");
+                is_int(md_watch_add(w, "md3"), 1, "add md3");
+                is_int(md_watch_get_counts(w, "md3", &attrs, &pollable), 0, "counts");
+                is_int(pollable, 1, "the kernfs attribute is event-driven (EPOLLPRI)");
+                is_int(attrs, 4, "the other three are safety-net only");
+                run_until_report(e);
+                is_str(log_buf, "added:md3:3f", "md3 added");
+                log_reset();
+                for (int i = 0; i < 20; i++)
+                        dispatched += sd_event_run(e, 10 * USEC_PER_MSEC) > 0;
+                is_int(dispatched, 0, "no wake-ups from the registered, unchanged attribute");
+                is_str(log_buf, "", "and no report");
         }
+}
 
+static void test_change_strings(void) {
         is_str(md_watch_change_to_string(MD_WATCH_ARRAY_REMOVED), "removed", "to_string");
         is_int(md_watch_change_from_string("added"), MD_WATCH_ARRAY_ADDED, "from_string");
         is_int(md_watch_change_from_string("x"), -EINVAL, "from_string unknown");
         ok(md_watch_change_to_string(_MD_WATCH_CHANGE_MAX) == NULL, "to_string out of range");
+}
+
+int main(void) {
+        static const char *const md0_members[] = { "vda", "vdb", NULL };
+        char tmpl[] = "/tmp/test-md-watch-XXXXXX";
+        _cleanup_close_ int root = -EBADF;
+        sd_event *e = NULL;
+
+        ok(mkdtemp(tmpl) != NULL, "mkdtemp");
+        root = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ok(root >= 0, "open temp root");
+        (void) mkdirat(root, "sys", 0755);
+        (void) mkdirat(root, "sys/class", 0755);
+        (void) mkdirat(root, "sys/class/block", 0755);
+        (void) mkdirat(root, "sys/class/block/vda", 0755); /* a disk, not an array */
+        (void) mkdirat(root, "proc", 0755);
+        put(root, "proc/mdstat", "Personalities : [raid1]\nunused devices: <none>\n");
+        make_array(root, "md0", md0_members);
+
+        is_int(sd_event_new(&e), 0, "sd_event_new");
+        test_discovery(e, root, tmpl);
+        test_no_interval(e, root);
+        test_idle_safety_net(e, root);
+        test_kernfs_attribute(e, root);
+        test_change_strings();
 
         sd_event_unref(e);
         is_int(rm_rf(tmpl), 0, "cleanup");
