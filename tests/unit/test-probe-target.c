@@ -94,12 +94,8 @@ static int skip_all(const char *reason) {
         return 0;
 }
 
-int main(void) {
-        char dir[] = "/var/tmp/test-probe-target-XXXXXX";
-        char p[256];
-        _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
-        struct statfs sfs;
-
+/* the kind names, and which file types probe_target_check_mode() lets through */
+static void test_kinds_and_modes(void) {
         for (ProbeTargetKind k = 0; k < _PROBE_TARGET_KIND_MAX; k++)
                 is_int(probe_target_kind_from_string(probe_target_kind_to_string(k)), k,
                        "kind %d round trip", k);
@@ -111,12 +107,12 @@ int main(void) {
         is_int(probe_target_check_mode(S_IFCHR), -ENOTBLK, "mode: char device");
         is_int(probe_target_check_mode(S_IFIFO), -ESPIPE, "mode: fifo");
         is_int(probe_target_check_mode(S_IFSOCK), -ENXIO, "mode: socket");
+}
 
-        if (statfs("/var/tmp", &sfs) == 0 &&
-            (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
-                return skip_all("/var/tmp is memory-backed: no O_DIRECT file to test with");
-        ok(mkdtemp(dir) != NULL, "mkdtemp %s", dir);
-        (void) chmod(dir, 0755);
+/* a regular file of 1 MiB opens for direct reads, with and without a sysfs root */
+static void test_regular_file(const char *dir) {
+        _cleanup_(probe_target_freep) ProbeTarget *t = NULL;
+        char p[256];
 
         (void) snprintf(p, sizeof(p), "%s/data", dir);
         is_int(write_random_file(p, 1 << 20, 0644), 0, "write 1 MiB of random data");
@@ -144,6 +140,11 @@ int main(void) {
                 t = probe_target_free(t);
         }
         is_int(check_no_cwd_sysfs(dir, p), 0, "AT_FDCWD: no sysfs read relative to the cwd");
+}
+
+/* each thing that is not a probe target is refused with its own reason */
+static void test_refusals(const char *dir) {
+        char p[256];
 
         (void) snprintf(p, sizeof(p), "%s/missing", dir);
         is_int(open_expect(p), -ENOENT, "nonexistent: -ENOENT");
@@ -164,6 +165,11 @@ int main(void) {
         (void) snprintf(p, sizeof(p), "%s/secret", dir);
         is_int(write_random_file(p, 8192, 0600), 0, "write mode 0600 file");
         test_unreadable(p);
+}
+
+/* a tmpfs file: no O_DIRECT, and no cached fallback */
+static void test_tmpfs(void) {
+        struct statfs sfs;
 
         if (statfs("/dev/shm", &sfs) == 0 && sfs.f_type == TMPFS_MAGIC) {
                 char shm[] = "/dev/shm/test-probe-target-XXXXXX";
@@ -174,12 +180,34 @@ int main(void) {
                 (void) unlink(shm);
         } else
                 ok(1, "tmpfs: # SKIP /dev/shm is not tmpfs");
+}
+
+static void test_strerror_and_null(void) {
+        ProbeTarget *t = NULL;
 
         ok(probe_target_strerror(-EISDIR) && probe_target_strerror(-12345), "strerror never NULL");
         ok(strstr(probe_target_strerror(-EOPNOTSUPP), "O_DIRECT") != NULL,
            "strerror names O_DIRECT");
         is_int(probe_target_open(NULL, -EBADF, &t), -EINVAL, "NULL path");
         ok(probe_target_free(NULL) == NULL, "free(NULL)");
+}
+
+int main(void) {
+        char dir[] = "/var/tmp/test-probe-target-XXXXXX";
+        char p[256];
+        struct statfs sfs;
+
+        test_kinds_and_modes();
+        if (statfs("/var/tmp", &sfs) == 0 &&
+            (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
+                return skip_all("/var/tmp is memory-backed: no O_DIRECT file to test with");
+        ok(mkdtemp(dir) != NULL, "mkdtemp %s", dir);
+        (void) chmod(dir, 0755);
+
+        test_regular_file(dir);
+        test_refusals(dir);
+        test_tmpfs();
+        test_strerror_and_null();
 
         (void) snprintf(p, sizeof(p), "rm -rf '%s'", dir);
         (void) system(p);

@@ -89,7 +89,8 @@ static void test_raid10_stripes(void) {
         is_int(raid10_copies_from_layout(0, &n, &f), -EINVAL, "layout 0: no copies");
 }
 
-static void test_md_levels(void) {
+/* parity: raid5 and raid6, judged by how many slots are gone against the tolerance */
+static void test_md_parity(void) {
         RaidHealth h;
 
         /* raid5 of 4, two faulty: mdstat [4/2] [UU__], degraded 2 */
@@ -113,6 +114,11 @@ static void test_md_levels(void) {
         V(h, "degraded", "raid6 5 with 2 missing");
         judge(MD_LEVEL_RAID6, 5, 2, MD_ARRAY_STATE_CLEAN, 3, "1.2", r6, 2, &h);
         V(h, "failed", "raid6 5 with 3 missing");
+}
+
+/* mirrors: raid1 keeps data while one copy is left, raid10 while every stripe keeps one */
+static void test_md_mirrors(void) {
+        RaidHealth h;
 
         /* raid1 of 3: two gone is still data */
         M r1[] = { { "vda", F(IN_SYNC), 0 } };
@@ -126,6 +132,32 @@ static void test_md_levels(void) {
         M r10b[] = { { "a", F(IN_SYNC), 2 }, { "b", F(IN_SYNC), 3 } };
         judge(MD_LEVEL_RAID10, 4, 0x102, MD_ARRAY_STATE_CLEAN, 2, "1.2", r10b, 2, &h);
         V(h, "failed", "raid10 n2 4, slots 0 and 1 gone: a stripe lost both copies");
+}
+
+/* raid0 with a member whose disk was deleted: md still says in_sync, the array is active */
+static void judge_raid0_device_gone(RaidHealth *h) {
+        MdMember mem[2] = { { .name = (char *) "vdc",
+                              .state = F(IN_SYNC),
+                              .state_raw = (char *) "in_sync",
+                              .slot = 0 },
+                            { .name = (char *) "vdd",
+                              .state = F(IN_SYNC),
+                              .state_raw = (char *) "in_sync",
+                              .slot = 1,
+                              .device_gone = true } };
+        MdArray a = { .level = MD_LEVEL_RAID0,
+                      .raid_disks = 2,
+                      .layout = MD_UNSET,
+                      .array_state = MD_ARRAY_STATE_ACTIVE,
+                      .degraded = MD_UNSET,
+                      .members = mem,
+                      .n_members = 2 };
+        raid_health_from_md(&a, h);
+}
+
+/* striped and linear: any member lost is the data lost */
+static void test_md_striped(void) {
+        RaidHealth h;
 
         /* raid0: no degraded attribute; broken is the kernel's word for a lost member */
         M r0[] = { { "vdc", F(IN_SYNC), 0 }, { "vdd", F(IN_SYNC), 1 } };
@@ -136,28 +168,16 @@ static void test_md_levels(void) {
         V(h, "ok", "raid0 clean, both members in sync");
         judge(MD_LEVEL_RAID0, 2, MD_UNSET, MD_ARRAY_STATE_CLEAN, MD_UNSET, "1.2", r0, 1, &h);
         V(h, "failed", "raid0 with one member directory gone");
-        {
-                MdMember mem[2] = { { .name = (char *) "vdc",
-                                      .state = F(IN_SYNC),
-                                      .state_raw = (char *) "in_sync",
-                                      .slot = 0 },
-                                    { .name = (char *) "vdd",
-                                      .state = F(IN_SYNC),
-                                      .state_raw = (char *) "in_sync",
-                                      .slot = 1,
-                                      .device_gone = true } };
-                MdArray a = { .level = MD_LEVEL_RAID0,
-                              .raid_disks = 2,
-                              .layout = MD_UNSET,
-                              .array_state = MD_ARRAY_STATE_ACTIVE,
-                              .degraded = MD_UNSET,
-                              .members = mem,
-                              .n_members = 2 };
-                raid_health_from_md(&a, &h);
-                V(h, "failed", "raid0 active, a member's disk deleted (md still says in_sync)");
-        }
+        judge_raid0_device_gone(&h);
+        V(h, "failed", "raid0 active, a member's disk deleted (md still says in_sync)");
         judge(MD_LEVEL_LINEAR, 2, MD_UNSET, MD_ARRAY_STATE_BROKEN, MD_UNSET, "1.2", r0, 2, &h);
         V(h, "failed", "linear broken");
+}
+
+/* every member faulty, the last member failed, a member recovering, no member information */
+static void test_md_failed_and_recovering(void) {
+        RaidHealth h;
+        M r1[] = { { "vda", F(IN_SYNC), 0 } };
 
         /* no working member left while array_state says active (md prints broken only for
          * an otherwise clean array) */
@@ -330,7 +350,10 @@ static void test_dm_table(void) {
 int main(void) {
         test_tolerance();
         test_raid10_stripes();
-        test_md_levels();
+        test_md_parity();
+        test_md_mirrors();
+        test_md_striped();
+        test_md_failed_and_recovering();
         test_md_inactive();
         test_md_blocked();
         test_md_replace();

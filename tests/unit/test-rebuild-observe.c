@@ -6,6 +6,7 @@
  * a recovery. Event strings as in test-rebuild.c (test-rebuild-events.h). */
 
 #include <stdio.h>
+#include <string.h>
 
 #include "analysis/rebuild.h"
 #include "model/md-progress.h"
@@ -124,52 +125,72 @@ static void test_md_mapping(void) {
 }
 
 /* The sequences seen on the real kernel (tests/vm, Debian 6.1): what went wrong before the md end
- * hints, now right. */
-static void test_md_sequences(void) {
+ * hints, now right. One function per sequence below. */
+
+/* From idle, a check started and fed up to 95% in one look: the events of its first 95%. Names
+ * the checks "WHO: idle", "WHO: started", "WHO: 95%". */
+static void check_to_95(RebuildTracker *t, const MdArray *idle, MdArray *a, MdstatArray *m,
+                        const char *who) {
+        char what[3][32];
+
+        (void) snprintf(what[0], sizeof(what[0]), "%s: idle", who);
+        (void) snprintf(what[1], sizeof(what[1]), "%s: started", who);
+        (void) snprintf(what[2], sizeof(what[2]), "%s: 95%%", who);
+        feed_md(t, 0, idle, NULL, 0, "", what[0]);
+        *a = md_running(MD_SYNC_ACTION_CHECK, 0, 0);
+        *m = mdstat_at(0);
+        feed_md(t, 1, a, m, 0, "started:check:info", what[1]);
+        a->sync_completed.done_sectors = 122880;
+        *m = mdstat_at(61440);
+        feed_md(t, 8, a, m, 0,
+                "progress:check:info@10 progress:check:info@20 progress:check:info@30 "
+                "progress:check:info@40 progress:check:info@50 progress:check:info@60 "
+                "progress:check:info@70 progress:check:info@80 progress:check:info@90",
+                what[2]);
+}
+
+/* A fast check that completes: last look at 95%, then idle right away (no time for the
+ * speed extrapolation); sync_min back to 0 says it completed. */
+static void test_md_check_completes(void) {
         RebuildTracker t;
         MdArray a, idle = md_idle();
         MdstatArray m;
 
-        /* A fast check that completes: last look at 95%, then idle right away (no time for the
-         * speed extrapolation); sync_min back to 0 says it completed. */
         rebuild_tracker_init(&t);
-        feed_md(&t, 0, &idle, NULL, 0, "", "check: idle");
-        a = md_running(MD_SYNC_ACTION_CHECK, 0, 0);
-        m = mdstat_at(0);
-        feed_md(&t, 1, &a, &m, 0, "started:check:info", "check: started");
-        a.sync_completed.done_sectors = 122880;
-        m = mdstat_at(61440);
-        feed_md(&t, 8, &a, &m, 0,
-                "progress:check:info@10 progress:check:info@20 progress:check:info@30 "
-                "progress:check:info@40 progress:check:info@50 progress:check:info@60 "
-                "progress:check:info@70 progress:check:info@80 progress:check:info@90",
-                "check: 95%");
+        check_to_95(&t, &idle, &a, &m, "check");
         idle.mismatch_cnt = 8192;
         feed_md(&t, 8.05, &idle, NULL, 0, "finished:check:warning=8192",
                 "check: completed (sync_min 0), mismatches -> warning");
+}
 
-        /* The same, aborted with idle at 95%: md keeps the checkpoint in sync_min. */
+/* The same, aborted with idle at 95%: md keeps the checkpoint in sync_min. */
+static void test_md_check_aborted(void) {
+        RebuildTracker t;
+        MdArray a, idle;
+        MdstatArray m;
+
         rebuild_tracker_init(&t);
         idle = md_idle();
-        feed_md(&t, 0, &idle, NULL, 0, "", "abort: idle");
-        a = md_running(MD_SYNC_ACTION_CHECK, 0, 0);
-        m = mdstat_at(0);
-        feed_md(&t, 1, &a, &m, 0, "started:check:info", "abort: started");
-        a.sync_completed.done_sectors = 122880;
-        m = mdstat_at(61440);
-        feed_md(&t, 8, &a, &m, 0,
-                "progress:check:info@10 progress:check:info@20 progress:check:info@30 "
-                "progress:check:info@40 progress:check:info@50 progress:check:info@60 "
-                "progress:check:info@70 progress:check:info@80 progress:check:info@90",
-                "abort: 95%");
+        check_to_95(&t, &idle, &a, &m, "abort");
         /* cleanup window: mdstat says 100%, the checkpoint says otherwise */
         m = mdstat_at(64512);
         feed_md(&t, 8.01, &a, &m, 122880, "", "abort: cleanup window, no false 100%");
         feed_md(&t, 8.05, &idle, NULL, 122880, "interrupted:check:info:stopped=0",
                 "abort: sync_min kept the checkpoint -> interrupted");
+}
 
-        /* Recovery whose target member fails: md cleans up (mdstat 100%) with the faulty member
-         * already listed; reported as interrupted at the checkpoint, not at 100%. */
+/* Recovery whose target member fails: md cleans up (mdstat 100%) with the faulty member
+ * already listed; reported as interrupted at the checkpoint, not at 100%. */
+static void test_md_recovery_member_fails(void) {
+        RebuildTracker t;
+        MdArray a, idle;
+        MdstatArray m;
+        MdMember members[1] = { { .name = (char *) "vdb",
+                                  .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY) } };
+        RebuildObservation o;
+        RebuildEvent ev[REBUILD_EVENTS_MAX];
+        int n;
+
         rebuild_tracker_init(&t);
         idle = md_idle();
         idle.degraded = 1;
@@ -178,30 +199,27 @@ static void test_md_sequences(void) {
         a.degraded = 1;
         m = mdstat_at(3072);
         feed_md(&t, 1, &a, &m, 0, "started:recovery:warning", "recovery: started");
-        {
-                MdMember members[1] = { { .name = (char *) "vdb",
-                                          .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_FAULTY) } };
-                RebuildObservation o;
-                RebuildEvent ev[REBUILD_EVENTS_MAX];
-                int n;
-
-                a.members = members;
-                a.n_members = 1;
-                a.sync_completed.done_sectors = 8192;
-                m = mdstat_at(64512);
-                rebuild_observation_from_md(&t, &a, &m, NULL, 0, &o);
-                n = rebuild_tracker_feed(&t, 6 * USEC_PER_SEC, &o, ev, ELEMENTSOF(ev));
-                is_int(n, 1, "recovery: one event when the member fails");
-                if (n == 1) {
-                        is_str(rebuild_reason_to_string(ev[0].reason), "member-failed",
-                               "recovery: interrupted, member failed");
-                        is_int(ev[0].severity, REBUILD_SEVERITY_ERROR, "recovery: error");
-                        is_double(ev[0].progress, 8192.0 / 129024, 1e-9,
-                                  "recovery: progress at the checkpoint, not 100%%");
-                }
+        a.members = members;
+        a.n_members = 1;
+        a.sync_completed.done_sectors = 8192;
+        m = mdstat_at(64512);
+        rebuild_observation_from_md(&t, &a, &m, NULL, 0, &o);
+        n = rebuild_tracker_feed(&t, 6 * USEC_PER_SEC, &o, ev, ELEMENTSOF(ev));
+        is_int(n, 1, "recovery: one event when the member fails");
+        if (n == 1) {
+                is_str(rebuild_reason_to_string(ev[0].reason), "member-failed",
+                       "recovery: interrupted, member failed");
+                is_int(ev[0].severity, REBUILD_SEVERITY_ERROR, "recovery: error");
+                is_double(ev[0].progress, 8192.0 / 129024, 1e-9,
+                          "recovery: progress at the checkpoint, not 100%%");
         }
+}
 
-        /* Resync end: resync_start "none" = completed; a number = aborted (warning). */
+/* Resync end: resync_start "none" = completed; a number = aborted (warning). */
+static void test_md_resync_end(void) {
+        RebuildTracker t;
+        MdArray a, idle;
+
         rebuild_tracker_init(&t);
         idle = md_idle();
         feed_md(&t, 0, &idle, NULL, 0, "", "resync: idle");
@@ -213,8 +231,13 @@ static void test_md_sequences(void) {
         idle.resync_start_sectors = 32768;
         feed_md(&t, 4, &idle, NULL, 0, "interrupted:resync:warning:stopped",
                 "resync: resync_start kept a checkpoint");
+}
 
-        /* Reshape end: reshape_position "none" = completed. */
+/* Reshape end: reshape_position "none" = completed. */
+static void test_md_reshape_end(void) {
+        RebuildTracker t;
+        MdArray a, idle;
+
         rebuild_tracker_init(&t);
         idle = md_idle();
         feed_md(&t, 0, &idle, NULL, 0, "", "reshape: idle");
@@ -346,23 +369,13 @@ static void test_md_replace(void) {
                 "replace finished: info");
 }
 
-/* The end of a replace on the real kernel, state by state, copied from the trace verdict-replace
- * writes (tests/vm: mdadm --replace vda --with vdc on a RAID1 of vda + write-mostly vdb,
- * sync_speed_max 3000 until the end, Linux 6.1.0-57, TCG). Running: sync_action recover, vda
- * "in_sync,want_replacement" slot 0, vdc "spare,replacement" slot 0, degraded 0. The tail
- * (md.c/raid1.c of 6.1 say why):
- *  1. md_do_sync() returned (curr_resync 0): sync_completed "129024 / 129024", sync_speed
- *     "none", mdstat still "(64512/64512)";
- *  2. md_reap_sync_thread() -> raid1_spare_active(): vdc "in_sync,replacement", vda
- *     "faulty,want_replacement", both slot 0; no mdstat line;
- *  3. the next md_check_recovery() pass zeroes curr_resync_completed and sets RUNNING (RECOVER is
- *     still set) before it finds nothing to do: "recover", "0 / 129024", speed "none". This
- *     reading once gave "replace interrupted (stopped) at 98%" + "replace restarted";
- *  4. raid1_remove_disk() and idle: "idle", "none", vda "faulty" slot none, vdc "in_sync" 0. */
-static void test_md_replace_kernel_tail(void) {
-        RebuildTracker t;
-        MdArray idle = md_idle(), a;
-        MdstatArray m;
+/* The members of a RAID1 vda + write-mostly vdb while vda is replaced by vdc, at each stage of
+ * the kernel's replace tail (see test_md_replace_kernel_tail()). */
+typedef struct ReplaceTailMembers {
+        MdMember before[3], during[3], swapped[3], after[3];
+} ReplaceTailMembers;
+
+static void replace_tail_members(ReplaceTailMembers *r) {
         MdMember before[3] = {
                 { .name = (char *) "vda",
                   .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC),
@@ -408,26 +421,52 @@ static void test_md_replace_kernel_tail(void) {
                   .state = MD_MEMBER_STATE_FLAG(MD_MEMBER_STATE_IN_SYNC),
                   .slot = 0 },
         };
+
+        memcpy(r->before, before, sizeof(before));
+        memcpy(r->during, during, sizeof(during));
+        memcpy(r->swapped, swapped, sizeof(swapped));
+        memcpy(r->after, after, sizeof(after));
+}
+
+/* The end of a replace on the real kernel, state by state, copied from the trace verdict-replace
+ * writes (tests/vm: mdadm --replace vda --with vdc on a RAID1 of vda + write-mostly vdb,
+ * sync_speed_max 3000 until the end, Linux 6.1.0-57, TCG). Running: sync_action recover, vda
+ * "in_sync,want_replacement" slot 0, vdc "spare,replacement" slot 0, degraded 0. The tail
+ * (md.c/raid1.c of 6.1 say why):
+ *  1. md_do_sync() returned (curr_resync 0): sync_completed "129024 / 129024", sync_speed
+ *     "none", mdstat still "(64512/64512)";
+ *  2. md_reap_sync_thread() -> raid1_spare_active(): vdc "in_sync,replacement", vda
+ *     "faulty,want_replacement", both slot 0; no mdstat line;
+ *  3. the next md_check_recovery() pass zeroes curr_resync_completed and sets RUNNING (RECOVER is
+ *     still set) before it finds nothing to do: "recover", "0 / 129024", speed "none". This
+ *     reading once gave "replace interrupted (stopped) at 98%" + "replace restarted";
+ *  4. raid1_remove_disk() and idle: "idle", "none", vda "faulty" slot none, vdc "in_sync" 0. */
+static void test_md_replace_kernel_tail(void) {
+        RebuildTracker t;
+        MdArray idle = md_idle(), a;
+        MdstatArray m;
+        ReplaceTailMembers r;
         MdProgress p;
 
+        replace_tail_members(&r);
         rebuild_tracker_init(&t);
-        idle.members = before;
+        idle.members = r.before;
         idle.n_members = 3;
         feed_md(&t, 0, &idle, NULL, REBUILD_UNKNOWN, "", "kernel replace: idle before");
         a = md_running(MD_SYNC_ACTION_RECOVER, 0, MD_UNSET); /* md_check_recovery() started it */
-        a.members = during;
+        a.members = r.during;
         a.n_members = 3;
         feed_md(&t, 2, &a, NULL, REBUILD_UNKNOWN, "started:replace:notice",
                 "kernel replace: started");
         a = md_running(MD_SYNC_ACTION_RECOVER, 16384, 5120);
-        a.members = during;
+        a.members = r.during;
         a.n_members = 3;
         m = mdstat_at(7424);
         m.progress.action = MD_SYNC_ACTION_RECOVER;
         feed_md(&t, 4, &a, &m, REBUILD_UNKNOWN, "progress:replace:info@10",
                 "kernel replace: 11.0%");
         a = md_running(MD_SYNC_ACTION_RECOVER, 122880, 4726);
-        a.members = during;
+        a.members = r.during;
         a.n_members = 3;
         m.progress.done_kib = 61440;
         feed_md(&t, 15, &a, &m, REBUILD_UNKNOWN,
@@ -436,26 +475,37 @@ static void test_md_replace_kernel_tail(void) {
                 "progress:replace:info@80 progress:replace:info@90",
                 "kernel replace: 94.4%");
         a = md_running(MD_SYNC_ACTION_RECOVER, 129024, MD_UNSET); /* 1. */
-        a.members = during;
+        a.members = r.during;
         a.n_members = 3;
         m.progress.done_kib = 64512;
         feed_md(&t, 15.3, &a, &m, REBUILD_UNKNOWN, "", "kernel replace tail 1: sync thread done");
-        a.members = swapped; /* 2. */
+        a.members = r.swapped; /* 2. */
         feed_md(&t, 15.31, &a, NULL, REBUILD_UNKNOWN, "",
                 "kernel replace tail 2: vda faulty on purpose, no failure");
         a = md_running(MD_SYNC_ACTION_RECOVER, 0, MD_UNSET); /* 3. */
-        a.members = swapped;
+        a.members = r.swapped;
         a.n_members = 3;
         md_progress_compute(&a, NULL, NULL, &p);
         is_str(md_progress_source_to_string(p.source), "none",
                "kernel replace tail 3: 0 / N with speed none is no figure");
         feed_md(&t, 15.32, &a, NULL, REBUILD_UNKNOWN, "",
                 "kernel replace tail 3: no interruption, no restart");
-        idle.members = after; /* 4. */
+        idle.members = r.after; /* 4. */
         feed_md(&t, 15.33, &idle, NULL, REBUILD_UNKNOWN, "finished:replace:info",
                 "kernel replace tail 4: finished, info");
+}
 
-        /* the same tail after a plain recovery: finished, not restarted */
+/* the same tail after a plain recovery: finished, not restarted (idle as the replace above
+ * left it: vda faulty, vdc in sync). */
+static void test_md_recovery_kernel_tail(void) {
+        RebuildTracker t;
+        MdArray idle = md_idle(), a;
+        MdstatArray m;
+        ReplaceTailMembers r;
+
+        replace_tail_members(&r);
+        idle.members = r.after;
+        idle.n_members = 3;
         rebuild_tracker_init(&t);
         a = md_running(MD_SYNC_ACTION_RECOVER, 16384, 5120);
         a.degraded = 1;
@@ -566,9 +616,14 @@ static void test_md_start_moment(void) {
 int main(void) {
         test_md_mapping();
         test_md_start_moment();
-        test_md_sequences();
+        test_md_check_completes();
+        test_md_check_aborted();
+        test_md_recovery_member_fails();
+        test_md_resync_end();
+        test_md_reshape_end();
         test_md_replace();
         test_md_replace_kernel_tail();
+        test_md_recovery_kernel_tail();
         test_md_fail_blip();
         test_dm();
         return tap_done();

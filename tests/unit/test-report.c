@@ -118,6 +118,41 @@ static void test_golden_prometheus(Inventory *inv) {
         ok(text && !strstr(text, "# EOF"), "no EOF marker in 0.0.4");
 }
 
+/* The hand-counted latency samples of the probe tests: 3 x 30 us, 1 x 200 us, 1 x 2 ms. */
+static void add_hand_samples(LatencyHistogram *h) {
+        for (int i = 0; i < 3; i++)
+                latency_histogram_add(h, 30000);
+        latency_histogram_add(h, 200000);
+        latency_histogram_add(h, 2000000);
+}
+
+/* md0's probe record: 3 runs, 1 stall, 1 failure, 2 foreign-I/O skips, a last run of 4.5 s with
+ * a sequential and a random phase, the random one's latency in h */
+static void fill_probe(ReportProbe *p, LatencyHistogram *h) {
+        *p = (ReportProbe){ .volume = "md0",
+                            .running = false,
+                            .n_probes = 3,
+                            .n_stalls = 1,
+                            .n_failed = 1,
+                            .cpu_usec = 250000,
+                            .device_usec = 2000000 };
+        add_hand_samples(h);
+
+        p->skips[PROBE_SKIP_FOREIGN_IO] = 2;
+        p->has_last = true;
+        p->last = (ReportSample){
+                .realtime_usec = 1699999990000000ULL,
+                .profile = "quick",
+                .result = REPORT_PROBE_OK,
+                .duration_usec = 4500000,
+        };
+        p->last.phases[PROBE_PHASE_SEQUENTIAL] =
+                (ReportPhase){ .ran = true, .bytes_per_second = 104857600, .iops = 100 };
+        p->last.phases[PROBE_PHASE_RANDOM] = (ReportPhase){
+                .ran = true, .bytes_per_second = 409600, .iops = 100.5, .latency = h
+        };
+}
+
 static int ext_metrics(MetricsWriter *w, void *userdata) {
         int *called = userdata;
 
@@ -127,50 +162,9 @@ static int ext_metrics(MetricsWriter *w, void *userdata) {
         return metrics_writer_sample(w, "", 0.5, "volume", "a\"b\\c\nd", NULL);
 }
 
-static void test_probe_and_openmetrics(Inventory *inv) {
-        ReportInput in = base_input(inv);
-        LatencyHistogram h = {};
-        ReportProbe p = { .volume = "md0",
-                          .running = false,
-                          .n_probes = 3,
-                          .n_stalls = 1,
-                          .n_failed = 1,
-                          .cpu_usec = 250000,
-                          .device_usec = 2000000 };
-        int called = 0;
-        ReportExtension ext = { .metrics = ext_metrics, .userdata = &called };
-        _cleanup_free_ char *prom = NULL, *om = NULL;
-        in.latency_histogram = METRICS_LATENCY_COARSE; /* the histogram lines below */
-        /* 3 x 30 us, 1 x 200 us, 1 x 2 ms: sum 2.29 ms. The histogram buckets holding them end
-         * below the next `le` bound (30 us in [30208-256, 30207] < 50 us; 200 us in a 2048 ns
-         * bucket < 250 us; 2 ms in a 16384 ns bucket < 2.5 ms), so the cumulative counts are
-         * 0 (25 us), 3 (50 us .. 100 us), 4 (250 us .. 1 ms), 5 from 2.5 ms on. */
-        for (int i = 0; i < 3; i++)
-                latency_histogram_add(&h, 30000);
-        latency_histogram_add(&h, 200000);
-        latency_histogram_add(&h, 2000000);
-
-        p.skips[PROBE_SKIP_FOREIGN_IO] = 2;
-        p.has_last = true;
-        p.last = (ReportSample){
-                .realtime_usec = 1699999990000000ULL,
-                .profile = "quick",
-                .result = REPORT_PROBE_OK,
-                .duration_usec = 4500000,
-        };
-        p.last.phases[PROBE_PHASE_SEQUENTIAL] =
-                (ReportPhase){ .ran = true, .bytes_per_second = 104857600, .iops = 100 };
-        p.last.phases[PROBE_PHASE_RANDOM] = (ReportPhase){
-                .ran = true, .bytes_per_second = 409600, .iops = 100.5, .latency = &h
-        };
-        in.probes = &p;
-        in.n_probes = 1;
-        in.extensions = &ext;
-        in.n_extensions = 1;
-        in.next_probe_realtime_usec = 1700003600000000ULL;
-
-        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &prom, NULL), 0, "render probes");
-        is_int(called, 1, "extension called once per rendering");
+/* The probe series of fill_probe()'s record in 0.0.4, and the extension's HELP and label
+ * escaping. */
+static void check_probe_series(const char *prom) {
         ok(prom && has_line(prom, "storpulse_probe_runs_total{volume=\"md0\"} 3"), "runs");
         ok(prom && has_line(prom, "# TYPE storpulse_probe_runs_total counter"), "counter TYPE");
         ok(prom && has_line(prom, "storpulse_probe_stalls_total{volume=\"md0\"} 1"), "stalls");
@@ -216,8 +210,10 @@ static void test_probe_and_openmetrics(Inventory *inv) {
            "0.0.4 HELP escapes backslash and newline only");
         ok(prom && has_line(prom, "storpulse_test_verdict{volume=\"a\\\"b\\\\c\\nd\"} 0.5"),
            "label value escaping");
+}
 
-        is_int(metrics_render(&in, METRICS_FORMAT_OPENMETRICS, &om, NULL), 0, "render OM");
+/* The same in OpenMetrics, and the content types of both formats. */
+static void check_openmetrics(const char *om) {
         ok(om && has_line(om, "# TYPE storpulse_probe_runs counter"), "OM counter family");
         ok(om && has_line(om, "storpulse_probe_runs_total{volume=\"md0\"} 3"), "OM counter sample");
         ok(om && has_line(om, "# TYPE storpulse_build info") &&
@@ -231,6 +227,34 @@ static void test_probe_and_openmetrics(Inventory *inv) {
                "text/plain; version=0.0.4; charset=utf-8", "0.0.4 content type");
         is_str(metrics_format_content_type(METRICS_FORMAT_OPENMETRICS),
                "application/openmetrics-text; version=1.0.0; charset=utf-8", "OM content type");
+}
+
+static void test_probe_and_openmetrics(Inventory *inv) {
+        ReportInput in = base_input(inv);
+        LatencyHistogram h = {};
+        ReportProbe p;
+        int called = 0;
+        ReportExtension ext = { .metrics = ext_metrics, .userdata = &called };
+        _cleanup_free_ char *prom = NULL, *om = NULL;
+
+        in.latency_histogram = METRICS_LATENCY_COARSE; /* the histogram lines below */
+        /* 3 x 30 us, 1 x 200 us, 1 x 2 ms: sum 2.29 ms. The histogram buckets holding them end
+         * below the next `le` bound (30 us in [30208-256, 30207] < 50 us; 200 us in a 2048 ns
+         * bucket < 250 us; 2 ms in a 16384 ns bucket < 2.5 ms), so the cumulative counts are
+         * 0 (25 us), 3 (50 us .. 100 us), 4 (250 us .. 1 ms), 5 from 2.5 ms on. */
+        fill_probe(&p, &h);
+        in.probes = &p;
+        in.n_probes = 1;
+        in.extensions = &ext;
+        in.n_extensions = 1;
+        in.next_probe_realtime_usec = 1700003600000000ULL;
+
+        is_int(metrics_render(&in, METRICS_FORMAT_PROMETHEUS, &prom, NULL), 0, "render probes");
+        is_int(called, 1, "extension called once per rendering");
+        check_probe_series(prom);
+
+        is_int(metrics_render(&in, METRICS_FORMAT_OPENMETRICS, &om, NULL), 0, "render OM");
+        check_openmetrics(om);
 }
 
 /* Bucket lines of md0's random phase in `text`. */
@@ -256,10 +280,7 @@ static void test_latency_modes(Inventory *inv) {
                           "phase=\"random\",le=";
         char l[256];
 
-        for (int i = 0; i < 3; i++)
-                latency_histogram_add(&h, 30000);
-        latency_histogram_add(&h, 200000);
-        latency_histogram_add(&h, 2000000);
+        add_hand_samples(&h);
         p.last.phases[PROBE_PHASE_RANDOM] =
                 (ReportPhase){ .ran = true, .iops = 100, .p99_ns = 2000000, .latency = &h };
         in.probes = &p;
@@ -311,9 +332,89 @@ static void test_latency_modes(Inventory *inv) {
         is_int(metrics_latency_from_string("some"), -EINVAL, "unknown mode");
 }
 
+/* /api/v1/volumes: the document `storpulsectl volumes --json` prints, plus probe_problem */
+static void test_json_volumes(const ReportInput *in, Inventory *inv) {
+        json_object *got = NULL, *want = NULL, *x;
+
+        is_int(api_volumes_json(in, &got), 0, "volumes json");
+        /* the document `storpulsectl volumes --json` prints for the same inventory (the
+         * fixture's figures themselves are checked by its expect file, test-inventory) */
+        is_int(inventory_to_json(inv, &want), 0, "volumes --json document");
+        /* plus the daemon's probe verdict, which a one-shot read does not have */
+        for (size_t i = 0; got && i < json_object_array_length(got); i++) {
+                json_object *v = json_object_array_get_idx(got, i);
+
+                ok(json_object_object_get_ex(v, "probe_problem", &x) && !x,
+                   "probe_problem null (the last probe was clean)");
+                json_object_object_del(v, "probe_problem");
+        }
+        ok(got && want && json_object_equal(got, want),
+           "/api/v1/volumes is the volumes --json document plus probe_problem");
+        json_object_put(got);
+        json_object_put(want);
+}
+
+/* /api/v1/volumes/NAME: the CLI's fields and a probe record in the schema's names */
+static void test_json_volume(const ReportInput *in) {
+        json_object *vol = NULL, *x;
+
+        is_int(api_volume_json(in, "nope", &vol), -ENOENT, "unknown volume");
+        is_int(api_volume_json(in, "md0", &vol), 0, "one volume");
+        ok(vol && json_object_object_get_ex(vol, "probe", &x) &&
+                   json_object_is_type(x, json_type_object),
+           "volume has a probe object");
+        ok(vol && json_object_object_get_ex(vol, "sync_eta_seconds", &x) &&
+                   json_object_get_int(x) == 63,
+           "volume carries the CLI's fields");
+        ok(vol && json_object_object_get_ex(vol, "probe", &x) &&
+                   json_object_object_get_ex(x, "runs", NULL) &&
+                   json_object_object_get_ex(x, "failures", NULL) &&
+                   json_object_object_get_ex(x, "cpu_seconds", NULL),
+           "probe record in the schema's names");
+        json_object_put(vol);
+}
+
+/* /api/v1/history: md0's two samples, the event, the baselines (one learnt, one null) */
+static void test_json_history(const ReportInput *in) {
+        json_object *hist = NULL, *x, *v = NULL, *bl = NULL, *seq = NULL, *bps = NULL;
+
+        is_int(api_history_json(in, &hist), 0, "history json");
+        ok(hist && json_object_object_get_ex(hist, "volumes", &x) &&
+                   json_object_object_get_ex(x, "md0", &x) &&
+                   json_object_object_get_ex(x, "samples", &x) && json_object_array_length(x) == 2,
+           "two samples for md0");
+        ok(hist && json_object_object_get_ex(hist, "events", &x) &&
+                   json_object_array_length(x) == 1 &&
+                   strcmp(json_object_get_string(
+                                  json_object_object_get(json_object_array_get_idx(x, 0), "event")),
+                          "degraded") == 0,
+           "event listed");
+        /* docs/json.md: times in seconds; 5 µs and 2 µs by hand */
+        ok(x && json_object_get_double(json_object_object_get(json_object_array_get_idx(x, 0),
+                                                              "timestamp_seconds")) == 5e-6,
+           "event timestamp_seconds");
+        ok(hist && json_object_object_get_ex(hist, "volumes", &x) &&
+                   json_object_object_get_ex(x, "md0", &x) &&
+                   json_object_object_get_ex(x, "samples", &x) &&
+                   (x = json_object_array_get_idx(x, 1)) &&
+                   json_object_get_double(json_object_object_get(x, "timestamp_seconds")) == 2e-6 &&
+                   strcmp(json_object_get_string(json_object_object_get(x, "result")), "stalled") ==
+                           0,
+           "a run in the schema's names");
+        ok(hist && json_object_object_get_ex(hist, "volumes", &v) &&
+                   json_object_object_get_ex(json_object_object_get(v, "md0"), "baseline", &bl) &&
+                   json_object_object_get_ex(bl, "sequential", &seq) &&
+                   json_object_object_get_ex(seq, "bytes_per_second", &bps) &&
+                   json_object_get_double(bps) == 9e7,
+           "baseline in the history");
+        ok(json_object_object_get_ex(v, "vda", &x) &&
+                   json_object_object_get_ex(x, "baseline", &x) && x == NULL,
+           "no baseline is null");
+        json_object_put(hist);
+}
+
 static void test_json(Inventory *inv) {
         ReportInput in = base_input(inv);
-        json_object *got = NULL, *want = NULL, *vol = NULL, *hist = NULL, *x;
         ReportSample hs[2] = {
                 { .realtime_usec = 1,
                   .result = REPORT_PROBE_OK,
@@ -336,74 +437,9 @@ static void test_json(Inventory *inv) {
         in.n_probes = 1;
         in.events = &ev;
         in.n_events = 1;
-
-        is_int(api_volumes_json(&in, &got), 0, "volumes json");
-        /* the document `storpulsectl volumes --json` prints for the same inventory (the
-         * fixture's figures themselves are checked by its expect file, test-inventory) */
-        is_int(inventory_to_json(inv, &want), 0, "volumes --json document");
-        /* plus the daemon's probe verdict, which a one-shot read does not have */
-        for (size_t i = 0; got && i < json_object_array_length(got); i++) {
-                json_object *v = json_object_array_get_idx(got, i);
-
-                ok(json_object_object_get_ex(v, "probe_problem", &x) && !x,
-                   "probe_problem null (the last probe was clean)");
-                json_object_object_del(v, "probe_problem");
-        }
-        ok(got && want && json_object_equal(got, want),
-           "/api/v1/volumes is the volumes --json document plus probe_problem");
-        is_int(api_volume_json(&in, "nope", &vol), -ENOENT, "unknown volume");
-        is_int(api_volume_json(&in, "md0", &vol), 0, "one volume");
-        ok(vol && json_object_object_get_ex(vol, "probe", &x) &&
-                   json_object_is_type(x, json_type_object),
-           "volume has a probe object");
-        ok(vol && json_object_object_get_ex(vol, "sync_eta_seconds", &x) &&
-                   json_object_get_int(x) == 63,
-           "volume carries the CLI's fields");
-        is_int(api_history_json(&in, &hist), 0, "history json");
-        ok(hist && json_object_object_get_ex(hist, "volumes", &x) &&
-                   json_object_object_get_ex(x, "md0", &x) &&
-                   json_object_object_get_ex(x, "samples", &x) && json_object_array_length(x) == 2,
-           "two samples for md0");
-        ok(hist && json_object_object_get_ex(hist, "events", &x) &&
-                   json_object_array_length(x) == 1 &&
-                   strcmp(json_object_get_string(
-                                  json_object_object_get(json_object_array_get_idx(x, 0), "event")),
-                          "degraded") == 0,
-           "event listed");
-        /* docs/json.md: times in seconds; 5 µs and 2 µs by hand */
-        ok(x && json_object_get_double(json_object_object_get(json_object_array_get_idx(x, 0),
-                                                              "timestamp_seconds")) == 5e-6,
-           "event timestamp_seconds");
-        ok(vol && json_object_object_get_ex(vol, "probe", &x) &&
-                   json_object_object_get_ex(x, "runs", NULL) &&
-                   json_object_object_get_ex(x, "failures", NULL) &&
-                   json_object_object_get_ex(x, "cpu_seconds", NULL),
-           "probe record in the schema's names");
-        ok(hist && json_object_object_get_ex(hist, "volumes", &x) &&
-                   json_object_object_get_ex(x, "md0", &x) &&
-                   json_object_object_get_ex(x, "samples", &x) &&
-                   (x = json_object_array_get_idx(x, 1)) &&
-                   json_object_get_double(json_object_object_get(x, "timestamp_seconds")) == 2e-6 &&
-                   strcmp(json_object_get_string(json_object_object_get(x, "result")), "stalled") ==
-                           0,
-           "a run in the schema's names");
-        {
-                json_object *v = NULL, *bl = NULL, *seq = NULL, *bps = NULL;
-                ok(hist && json_object_object_get_ex(hist, "volumes", &v) &&
-                           json_object_object_get_ex(json_object_object_get(v, "md0"), "baseline",
-                                                     &bl) &&
-                           json_object_object_get_ex(bl, "sequential", &seq) &&
-                           json_object_object_get_ex(seq, "bytes_per_second", &bps) &&
-                           json_object_get_double(bps) == 9e7,
-                   "baseline in the history");
-                ok(json_object_object_get_ex(v, "vda", &x) &&
-                           json_object_object_get_ex(x, "baseline", &x) && x == NULL,
-                   "no baseline is null");
-        }
-        json_object_put(got);
-        json_object_put(want);
-        json_object_put(vol);
-        json_object_put(hist);
+        test_json_volumes(&in, inv);
+        test_json_volume(&in);
+        test_json_history(&in);
 }
 
 /* A baseline that has learnt the sequential read throughput (90 MB/s) and nothing else: every
