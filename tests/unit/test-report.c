@@ -376,7 +376,7 @@ static void test_json_volume(const ReportInput *in) {
 
 /* /api/v1/history: md0's two samples, the event, the baselines (one learnt, one null) */
 static void test_json_history(const ReportInput *in) {
-        json_object *hist = NULL, *x, *v = NULL, *bl = NULL, *seq = NULL, *bps = NULL;
+        json_object *hist = NULL, *x = NULL, *v = NULL, *bl = NULL, *seq = NULL, *bps = NULL;
 
         is_int(api_history_json(in, &hist), 0, "history json");
         ok(hist && json_object_object_get_ex(hist, "volumes", &x) &&
