@@ -8,7 +8,7 @@
 # (SIGSTOP stands in for a helper stuck on a hung device, which a loop device cannot be made to
 # do here; the VM scenario uses a suspended dm device) -> stalled while the daemon keeps
 # answering, SIGTERM during such a probe -> exit within a bound, and no journal at all.
-#   daemon.sh STORPULSECTL STORPULSED
+#   daemon.sh STORPULSECTL STORPULSED [STORPULSE-PROBE]
 set -u
 if [ -z "${STORPULSE_IN_NS:-}" ]; then
         if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null ||
@@ -19,9 +19,28 @@ if [ -z "${STORPULSE_IN_NS:-}" ]; then
         exec unshare --mount --propagation private env STORPULSE_IN_NS=1 bash "$0" "$@"
 fi
 . "$(dirname "$0")/probe-lib.sh"
-DAEMON=${2:?usage: $0 STORPULSECTL STORPULSED}
+DAEMON=${2:?usage: $0 STORPULSECTL STORPULSED [STORPULSE-PROBE]}
+HELPER=${3:-$(dirname "$DAEMON")/storpulse-probe}
 require_root_and_loop
 make_scratch
+
+# The daemon's probe helper is the real one behind a switch ($STORPULSE_PROBE_HELPER, which the
+# daemon honours): after arm_silent, the next helper the daemon starts claims the arm (a rename:
+# one helper only, and the new name carries its pid), becomes a session of its own as the real
+# helper does first (setsid(1) keeps the pid of a process that leads no group; and no signal to
+# the test's process group, such as the SIGHUP of an orphaned group with a stopped member, can
+# reach it) and stops itself before its first answer, silent as a helper stuck in open() of a
+# hung device; every other helper is the real one. So the test knows which process is silent,
+# and that it went silent before it could finish: catching the real helper by polling within its
+# 2 s probe missed it on a loaded host.
+cat >"$SCRATCH/probe-helper" <<EOF
+#!/bin/sh
+if [ -e "$SCRATCH/silent.arm" ] && mv "$SCRATCH/silent.arm" "$SCRATCH/silent.\$\$" 2>/dev/null; then
+        exec setsid sh -c 'kill -STOP \$\$; exit 1'
+fi
+exec "$HELPER" "\$@"
+EOF
+chmod +x "$SCRATCH/probe-helper"
 
 ID_STARTED=e74a827ee83e45cbb596dae03e49d6c8
 ID_STOPPING=31b7d00d9fec4b268f01cd77a1ac9559
@@ -121,7 +140,8 @@ write_good_conf
 start_daemon() {
         SOCK=$1/control
         export STORPULSE_SOCKET=$SOCK
-        "$DAEMON" --config "$conf" --runtime-dir "$1" --state-dir "$2" >"$3" 2>&1 &
+        STORPULSE_PROBE_HELPER=$SCRATCH/probe-helper \
+                "$DAEMON" --config "$conf" --runtime-dir "$1" --state-dir "$2" >"$3" 2>&1 &
         DPID=$!
         for _ in $(seq 100); do
                 [ -S "$SOCK" ] && break
@@ -405,13 +425,46 @@ for what in flood oversize status-while-abused slow-closed; do
 done
 
 # ---- a silent probe helper: stalled, while the daemon answers -----------------------------
+# arm_silent: the next probe helper the daemon starts goes silent (the switch at the top)
+arm_silent() { : >"$SCRATCH/silent.arm"; }
+# silent_helper: waits (bounded, 30 s) until a helper has claimed the arm and is stopped; prints
+# its pid
+silent_helper() {
+        local f pid st
+        for _ in $(seq 300); do
+                for f in "$SCRATCH"/silent.[0-9]*; do
+                        [ -e "$f" ] || continue
+                        pid=${f##*.} st=
+                        read -r _ _ st _ 2>/dev/null <"/proc/$pid/stat"
+                        if [ "$st" = T ]; then
+                                rm -f "$f"
+                                echo "$pid"
+                                return 0
+                        fi
+                done
+                sleep 0.1
+        done
+        return 1
+}
+# logged TEXT: waits (bounded, 10 s) until the daemon's log has a line containing TEXT
+logged() {
+        for _ in $(seq 100); do
+                grep -qF -- "$1" "$SCRATCH/daemon.log" && return 0
+                sleep 0.1
+        done
+        return 1
+}
+arm_silent
 "$CTL" probe --profile hang --json "$name" >"$SCRATCH/hang" 2>&1 &
 cpid=$!
-helper=$(wait_probe_open "$DPID" "$dev")
-tap_ok $? "probe helper has $dev open (pid ${helper:-none})"
-[ -n "$helper" ] && kill -STOP "$helper"
-bounded 10 "$CTL" status >/dev/null 2>&1
-tap_ok $? "status answers while the helper is silent"
+helper=$(silent_helper)
+tap_ok $? "the probe's helper went silent (stopped, pid ${helper:-none})"
+logged "$name: probing (hang, slice 1, helper ${helper:-none})"
+tap_ok $? "the daemon names that process as the probe's helper"
+bounded 10 "$CTL" status >"$SCRATCH/status-silent" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || diag <"$SCRATCH/status-silent"
+tap_ok $rc "status answers while the helper is silent (exit $rc)"
 for _ in $(seq 300); do
         kill -0 "$cpid" 2>/dev/null || break
         sleep 0.1
@@ -440,10 +493,11 @@ check "/metrics: the stalled $name is a problem" \
         test "$(metric "storpulse_volume_problem{volume=\"$name\"}")" = 1
 
 # ---- SIGTERM while a helper is silent: bounded exit ---------------------------------------
+arm_silent
 "$CTL" probe --profile hang --json "$name" >"$SCRATCH/hang2" 2>&1 &
 cpid=$!
-helper=$(wait_probe_open "$DPID" "$dev")
-[ -n "$helper" ] && kill -STOP "$helper"
+helper=$(silent_helper)
+tap_ok $? "the second probe's helper went silent (stopped, pid ${helper:-none})"
 t0=$(date +%s%N)
 kill -TERM "$DPID"
 for _ in $(seq 150); do
@@ -465,6 +519,8 @@ wait "$cpid"
 tap_ok $(($? != 2)) "the waiting client is told (exit 2: aborted)"
 jwait 5 MESSAGE_ID=$ID_STOPPING >/dev/null
 tap_ok $? "journal: stopping"
+check "the daemon collected the silent helper before it exited" \
+        grep -qF "Probe helper ${helper:-none} collected" "$SCRATCH/daemon.log"
 [ -n "$helper" ] && ! kill -0 "$helper" 2>/dev/null
 tap_ok $? "the silent helper did not outlive the daemon"
 diag <"$SCRATCH/daemon.log"
