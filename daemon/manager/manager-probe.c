@@ -302,16 +302,22 @@ static void log_result(Manager *m, const Volume *v, const RunTarget *t, const Ma
         }
         if (verdict == MANAGER_PROBE_STALLED) {
                 const ProbeProgress *pp = last ? &last->last_progress : NULL;
+                /* a helper stuck before its first report (in open() of a hung device) has no
+                 * phase: never "sequential phase at 0%" for a profile without one */
+                const char *phase = pp ? probe_phase_to_string(pp->phase) : NULL;
+                char where[64] = "before its first progress report";
 
+                if (phase)
+                        (void) snprintf(where, sizeof(where), "%s phase at %.0f%%", phase,
+                                        pp->fraction * 100);
                 (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_TIMEOUT_SEC=%.1f",
                                 (double) t->profile.params.timeout_usec / USEC_PER_SEC);
                 fields[k] = f[k];
                 manager_event(m, MANAGER_EVENT_PROBE_STALLED, v, NULL, fields,
-                              "%s: probe stalled (no answer within %.1fs, %s phase at "
-                              "%.0f%%); volume marked stalled",
+                              "%s: probe stalled (no answer within %.1fs, %s); volume marked "
+                              "stalled",
                               t->name, (double) t->profile.params.timeout_usec / USEC_PER_SEC,
-                              pp ? probe_phase_to_string(pp->phase) : "?",
-                              pp ? pp->fraction * 100 : 0.0);
+                              where);
         } else if (verdict == MANAGER_PROBE_ERROR && t->acc.n_error_offsets > 0) {
                 (void) snprintf(f[k], sizeof(f[k]), "STORPULSE_OFFSET_BYTES=%llu",
                                 (unsigned long long) t->acc.error_offsets[0]);

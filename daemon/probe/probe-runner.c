@@ -412,6 +412,7 @@ static int runner_start(ProcessReaper *reaper, const char *path, RequestOp op, c
         r->userdata = userdata;
         r->outcome.status = PROBE_RUNNER_RUNNING;
         r->outcome.bad_param = _PROBE_PARAM_INVALID;
+        r->outcome.last_progress.phase = _PROBE_PHASE_INVALID; /* no report yet */
 
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return -errno;

@@ -44,7 +44,8 @@ typedef struct ProbeRunnerOutcome {
         ProbeParam bad_param; /* BAD_PARAM */
         bool have_info;
         ProbeTargetInfo info;        /* when have_info */
-        ProbeProgress last_progress; /* the last progress report seen (STALLED: how far it got) */
+        ProbeProgress last_progress; /* the last progress report seen (STALLED: how far it got);
+                                      * phase _PROBE_PHASE_INVALID before the first */
         ProbeResult result;          /* DONE */
         bool removed; /* probe_runner_start_remove(), DONE: the file was there and is gone */
 } ProbeRunnerOutcome;

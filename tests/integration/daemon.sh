@@ -476,8 +476,10 @@ tap_ok $((rc != 3)) "probe client ends with 3 (stalled) within 30 s (got $rc)"
 grep '^{' "$SCRATCH/hang" >"$SCRATCH/hang.json" # stderr went to the same file
 check "probe --profile --json lines (a stalled run) validate against the schema" \
         python3 "$SCHEMA_CHECK" run_stream_line "$SCRATCH/hang.json" --lines
-jwait 10 MESSAGE_ID=$ID_PROBE_STALLED STORPULSE_VOLUME="$name" >/dev/null
+jwait 10 MESSAGE_ID=$ID_PROBE_STALLED STORPULSE_VOLUME="$name" >"$SCRATCH/j-stalled"
 tap_ok $? "journal: probe-stalled for $name"
+check "probe-stalled: silent before its first report, so at no phase (not 'sequential phase at 0%')" \
+        json_true "$SCRATCH/j-stalled" '"(no answer within 4.0s, before its first progress report)" in j["MESSAGE"]'
 control '{"command":"status"}' >"$SCRATCH/st"
 check "status lists $name as stalled" python3 -c '
 import json, sys
