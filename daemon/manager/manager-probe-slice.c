@@ -126,15 +126,15 @@ static bool read_stats(Manager *m, const RunTarget *t, BlockStat *st, bool *have
         return busy;
 }
 
-/* Whether a device of a's target did more foreign I/O since the window's start than the threshold,
- * the probe having read own_sectors of it; with in_flight, any request in flight counts too (before
- * the helper runs, a request in flight is someone else's). Never for a target forced after
- * MaxDeferral= (the readings are still taken, for its foreground share). */
-static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, bool in_flight) {
+/* Whether the readings in a->after show a device of a's target with more foreign I/O since the
+ * window's start than the threshold, the probe having read own_sectors of it by the time they were
+ * taken; with in_flight, any request in flight counts too (before the helper runs, a request in
+ * flight is someone else's). Never for a target forced after MaxDeferral= (the readings are still
+ * taken, for its foreground share). */
+static bool foreign_in_readings(Manager *m, Active *a, uint64_t own_sectors, bool in_flight) {
         const RunTarget *t = a->t;
         uint64_t threshold = m->config->foreign_threshold_bytes / 512;
 
-        (void) read_stats(m, t, a->after, a->have_after);
         if (t->forced)
                 return false;
         /* a write slice is judged on the volume alone (backoff_foreign_sectors_written()) */
@@ -151,6 +151,12 @@ static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, boo
                         return true;
         }
         return false;
+}
+
+/* foreign_in_readings() over readings taken now. */
+static bool foreign_since_start(Manager *m, Active *a, uint64_t own_sectors, bool in_flight) {
+        (void) read_stats(m, a->t, a->after, a->have_after);
+        return foreign_in_readings(m, a, own_sectors, in_flight);
 }
 
 /* An accepted slice's share of foreign I/O (below the threshold, or any with the threshold off)
@@ -349,9 +355,15 @@ static void phase_shape(const ProbeParams *p, ProbePhase phase, unsigned *ret_qd
         *ret_bs = MAX(p->seq_block_size, p->rand_block_size);
 }
 
+/* The foreign-I/O check of a running slice. A report is read any time after the helper sent it:
+ * it waits in the socket while the daemon waits for a CPU, and counters read then hold all the
+ * probe read since, on a loaded host far more than a report interval's worth (slices were
+ * abandoned for their own reads and retried RetryDelay= later). So counters read at one report
+ * are judged at the first report the helper sent after them: the device cannot have counted more
+ * of the probe's reads by then than that report's bytes plus one queue in flight. */
 static void check_progress(Active *a, const ProbeProgress *p) {
         Manager *m = a->run->m;
-        uint64_t step, allowance, bs;
+        uint64_t bs;
         unsigned qd;
 
         if (p->phase != a->phase) { /* the next phase: its counts start again at 0 */
@@ -359,16 +371,24 @@ static void check_progress(Active *a, const ProbeProgress *p) {
                 a->phase = p->phase;
                 a->phase_bytes = 0;
         }
-        step = p->bytes > a->phase_bytes ? p->bytes - a->phase_bytes : 0;
-        a->interval_bytes = MAX(a->interval_bytes, step);
         a->phase_bytes = MAX(a->phase_bytes, p->bytes);
         if (a->abandon || p->done) /* a phase's last report: the outcome's check follows */
                 return;
-        phase_shape(&a->params, p->phase, &qd, &bs);
-        allowance = backoff_progress_allowance(a->done_bytes + a->phase_bytes, a->interval_bytes,
-                                               qd, bs);
-        if (foreign_since_start(m, a, allowance, false))
-                a->abandon = true;
+        if (a->read_usec > 0 && p->sent_usec >= a->read_usec) {
+                phase_shape(&a->params, p->phase, &qd, &bs);
+                if (foreign_in_readings(
+                            m, a,
+                            backoff_progress_allowance(a->done_bytes + a->phase_bytes, 0, qd, bs),
+                            false)) {
+                        a->abandon = true;
+                        return;
+                }
+                a->read_usec = 0;
+        }
+        if (a->read_usec == 0) {
+                (void) read_stats(m, a->t, a->after, a->have_after);
+                a->read_usec = now(CLOCK_MONOTONIC); /* taken: a report sent from now covers it */
+        }
 }
 
 static void on_progress(const ProbeProgress *p, void *userdata) {

@@ -199,9 +199,11 @@ static int read_request(int fd, MsgRequest *ret) {
 }
 
 static void child_progress(const ProbeProgress *p, void *userdata) {
+        ProbeProgress q = *p;
         int *fd = userdata;
 
-        (void) send_msg(*fd, MSG_PROGRESS, p, sizeof(*p));
+        q.sent_usec = now(CLOCK_MONOTONIC); /* after the reads it counts were collected */
+        (void) send_msg(*fd, MSG_PROGRESS, &q, sizeof(q));
 }
 
 static void on_alarm(int sig) {

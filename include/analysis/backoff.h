@@ -84,9 +84,10 @@ bool backoff_slice_foreign(const BlockStat *before, const BlockStat *after, size
 double backoff_foreign_share(const BlockStat *before, const BlockStat *after, const bool *have,
                              size_t n, uint64_t own_sectors);
 
-/* What the probe may have read from a device by the time the manager reads its counters after a
- * progress report of a running slice, in sectors: the bytes it reported (own_bytes), what it can
- * have completed since (interval_bytes: its bytes per report interval) and what it has in flight
+/* What the probe may have read from a device by the time its counters were read during a running
+ * slice, in sectors: the bytes of a progress report (own_bytes), what it can have completed between
+ * the report and the reading (interval_bytes; 0 for a report sent after the reading, which is how
+ * the manager judges: a report can be read any time after it was sent) and what it has in flight
  * (queue_depth reads of block_size). The foreign-I/O check of a running slice subtracts this, so
  * the lag of a report is never mistaken for someone else's I/O. Pure. */
 uint64_t backoff_progress_allowance(uint64_t own_bytes, uint64_t interval_bytes,

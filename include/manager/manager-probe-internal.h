@@ -71,10 +71,10 @@ typedef struct Active {
         usec_t start_usec; /* the helper's start */
         /* the helper's progress reports, for the foreign-I/O check while it runs */
         ProbePhase phase;
-        uint64_t done_bytes;     /* of the phases reported before this one */
-        uint64_t phase_bytes;    /* of this phase, as last reported */
-        uint64_t interval_bytes; /* the largest step between two reports */
-        bool abandon;            /* foreign I/O seen while running: drop at the next dispatch */
+        uint64_t done_bytes;  /* of the phases reported before this one */
+        uint64_t phase_bytes; /* of this phase, as last reported */
+        usec_t read_usec;     /* when `after` was read, to judge at a report sent later; 0: none */
+        bool abandon;         /* foreign I/O seen while running: drop at the next dispatch */
 } Active;
 
 typedef struct RunWaiter {

@@ -164,6 +164,10 @@ typedef struct ProbeProgress {
         double fraction; /* of this phase, [0, 1] */
         uint64_t ios, bytes, errors;
         bool done; /* the phase's final report */
+        /* CLOCK_MONOTONIC when the helper sent it (probe-runner; 0 from probe_run() itself): by
+         * then the device had counted no more of the probe's reads than it reported plus one
+         * queue in flight, however late the report is read */
+        usec_t sent_usec;
 } ProbeProgress;
 
 /* Called from inside probe_run() at most every PROBE_PROGRESS_INTERVAL_NS of engine time. */

@@ -16,7 +16,11 @@
 #     and the daemon does not judge the run;
 #  6. the back-off on again with MaxDeferral=1s and fio reading all along: the first run skips the
 #     volume ("retries"), the next one probes it anyway (forced, the light profile, with its
-#     foreground share), the one after that defers again.
+#     foreground share), the one after that defers again;
+#  7. the daemon stopped for 1.5 s mid-slice (SIGSTOP: a daemon that waits for a CPU on a loaded
+#     host): the helper reads on, its reports wait in the socket, and the counters the daemon
+#     reads when it runs again hold more than those reports say; that is the probe's own reading,
+#     not foreign I/O, and the slice is not abandoned.
 #   daemon-backoff.sh STORPULSECTL STORPULSED
 set -u
 if [ -z "${STORPULSE_IN_NS:-}" ]; then
@@ -259,6 +263,41 @@ check "deferral: the probe-finished line says it was forced" \
 check "deferral: once per deferral: the run after it defers again" \
         grep -q '"reason": *"retries"' "$SCRATCH/defer3.json"
 fio_end
+
+# 7. a daemon late to read its helper's reports: they were judged against counters read when the
+#    daemon ran again, which held everything the helper read meanwhile, so the slice was abandoned
+#    for foreign I/O that was its own (its retry came RetryDelay= later). The helper's 10 s of
+#    random reads leave the test time to see the slice run before it stops the daemon.
+sed -i '/^MaxDeferral=1s$/d' "$conf" # no forced run: the back-off judges this one
+printf '[Profile steady]\nSequentialBytes=0\nRandomQueueDepth=8\nRandomDeepQueueDepth=0\nRandomDuration=10s\nTimeout=60s\n' >>"$conf"
+n_reload=$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")
+kill -HUP "$DPID"
+for _ in $(seq 100); do
+        [ "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload" ] && break
+        sleep 0.1
+done
+check "stopped: the daemon reloaded (profile steady)" \
+        test "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload"
+n_abandoned=$(grep -c "abandoned" "$SCRATCH/daemon.log")
+bounded 120 "$CTL" probe --json --profile steady "$name" >"$SCRATCH/stopped.json" 2>&1 &
+PROBE=$!
+for _ in $(seq 300); do # the daemon relayed a progress report: the slice runs
+        grep -q '"type":"progress"' "$SCRATCH/stopped.json" && break
+        sleep 0.1
+done
+r0=$(reads)
+kill -STOP "$DPID"
+sleep 1.5
+r1=$(reads)
+kill -CONT "$DPID"
+wait "$PROBE"
+tap_ok $? "stopped: probe ran"
+grep -v '"type":"progress"' "$SCRATCH/stopped.json" | diag
+check "stopped: the helper read on while the daemon was stopped ($(mib $((r1 - r0))) MiB)" \
+        test $((r1 - r0)) -gt $((4 << 20))
+check "stopped: no slice abandoned for the probe's own reads" \
+        test "$(grep -c "abandoned" "$SCRATCH/daemon.log")" = "$n_abandoned"
+check "stopped: a result" grep -q '"verdict": *"ok"' "$SCRATCH/stopped.json"
 
 kill "$DPID"
 wait "$DPID"
