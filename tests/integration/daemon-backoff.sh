@@ -160,6 +160,18 @@ check "late: the daemon logged the abandoned slice" grep -q "abandoned" "$SCRATC
 check "late: skipped for retries, not a result from a partial slice" \
         grep -q '"reason": *"retries"' "$SCRATCH/late.json"
 
+# reload WHAT: SIGHUP to the daemon, then check (bounded, 10 s) that it logged a reload
+reload() {
+        local n
+        n=$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")
+        kill -HUP "$DPID"
+        for _ in $(seq 100); do
+                [ "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n" ] && break
+                sleep 0.1
+        done
+        check "$1" test "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n"
+}
+
 # 4. the back-off off (ForeignIOThreshold=1T, a reload), still throttled to 20 MiB/s, fio
 #    reading all along: the probe is a result, and it says how much of the device's I/O during it
 #    was someone else's
@@ -170,13 +182,7 @@ sed -i 's/^RetryDelay=1s$/RetryDelay=0.1s/; s/^RetryDelayMax=1s$/RetryDelayMax=0
 printf '[Profile small]\nSequentialBytes=32M\nRandomQueueDepth=0\nRandomDeepQueueDepth=0\n' >>"$conf"
 # 1 s of QD1 random reads: each read's completion wakes the helper, which must then get a CPU
 printf '[Profile qd1]\nSequentialBytes=0\nRandomQueueDepth=1\nRandomDeepQueueDepth=0\nRandomDuration=1s\n' >>"$conf"
-kill -HUP "$DPID"
-for _ in $(seq 100); do
-        grep -q "Configuration reloaded" "$SCRATCH/daemon.log" && break
-        sleep 0.1
-done
-check "shared: the daemon reloaded ForeignIOThreshold=1T" \
-        grep -q "Configuration reloaded" "$SCRATCH/daemon.log"
+reload "shared: the daemon reloaded ForeignIOThreshold=1T"
 before=$(reads)
 # rate-limited (QD1, 64 KiB, 32 MiB/s): a slice starts only with nothing in flight, so the
 # foreground must leave gaps; 32 MiB/s against the probe's 20 MiB/s is a share of about 0.6
@@ -236,14 +242,7 @@ fi
 # 6. never quiet: the back-off on again (ForeignIOThreshold= back to its 1M), MaxDeferral=1s
 sed -i 's/^ForeignIOThreshold=1T$/MaxDeferral=1s/' "$conf"
 sed -i 's/^RetryDelay=0.1s$/RetryDelay=1s/; s/^RetryDelayMax=0.1s$/RetryDelayMax=1s/; s/^MaxRetries=20$/MaxRetries=2/' "$conf"
-n_reload=$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")
-kill -HUP "$DPID"
-for _ in $(seq 100); do
-        [ "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload" ] && break
-        sleep 0.1
-done
-check "deferral: the daemon reloaded MaxDeferral=1s" \
-        test "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload"
+reload "deferral: the daemon reloaded MaxDeferral=1s"
 fio_start 20
 sleep 1
 for i in 1 2 3; do
@@ -270,14 +269,7 @@ fio_end
 #    random reads leave the test time to see the slice run before it stops the daemon.
 sed -i '/^MaxDeferral=1s$/d' "$conf" # no forced run: the back-off judges this one
 printf '[Profile steady]\nSequentialBytes=0\nRandomQueueDepth=8\nRandomDeepQueueDepth=0\nRandomDuration=10s\nTimeout=60s\n' >>"$conf"
-n_reload=$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")
-kill -HUP "$DPID"
-for _ in $(seq 100); do
-        [ "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload" ] && break
-        sleep 0.1
-done
-check "stopped: the daemon reloaded (profile steady)" \
-        test "$(grep -c "Configuration reloaded" "$SCRATCH/daemon.log")" -gt "$n_reload"
+reload "stopped: the daemon reloaded (profile steady)"
 n_abandoned=$(grep -c "abandoned" "$SCRATCH/daemon.log")
 bounded 120 "$CTL" probe --json --profile steady "$name" >"$SCRATCH/stopped.json" 2>&1 &
 PROBE=$!
