@@ -122,16 +122,19 @@ static void md_remove_and_readd(sd_event *e, Inventory *inv, MdMonitor *m, Seen 
         inventory_clear_changes(inv);
 }
 
+/* md0 without progress in /proc/mdstat (md1's resync delayed behind it) */
+static const char MDSTAT_MD0_IDLE[] = "Personalities : [raid1] \n"
+                                      "md1 : active raid1 sdb2[1] sda2[0]\n"
+                                      "      261120 blocks super 1.2 [2/2] [UU]\n"
+                                      "        resync=DELAYED\n      \n"
+                                      "md0 : active raid1 sdb1[1] sda1[0]\n"
+                                      "      261120 blocks super 1.2 [2/2] [UU]\n      \n"
+                                      "unused devices: <none>\n";
+
 /* the end of md0's resync as the kernel shows it: sync_action idle, mdstat without progress */
 static bool write_md0_finished(void) {
         _cleanup_close_ int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        const char *mdstat = "Personalities : [raid1] \n"
-                             "md1 : active raid1 sdb2[1] sda2[0]\n"
-                             "      261120 blocks super 1.2 [2/2] [UU]\n"
-                             "        resync=DELAYED\n      \n"
-                             "md0 : active raid1 sdb1[1] sda1[0]\n"
-                             "      261120 blocks super 1.2 [2/2] [UU]\n      \n"
-                             "unused devices: <none>\n";
+        const char *mdstat = MDSTAT_MD0_IDLE;
 
         return fd >= 0 && write_file_atomic_at(fd, "proc/mdstat", mdstat, strlen(mdstat)) >= 0 &&
                write_file_atomic_at(fd, "sys/class/block/md0/md/sync_completed", "none\n", 5) >=
@@ -308,13 +311,7 @@ static void test_frozen(void) {
         Seen s = {};
         const Volume *v;
         const char *md = "sys/class/block/md0/md/";
-        const char *frozen = "Personalities : [raid1] \n"
-                             "md1 : active raid1 sdb2[1] sda2[0]\n"
-                             "      261120 blocks super 1.2 [2/2] [UU]\n"
-                             "        resync=DELAYED\n      \n"
-                             "md0 : active raid1 sdb1[1] sda1[0]\n"
-                             "      261120 blocks super 1.2 [2/2] [UU]\n      \n"
-                             "unused devices: <none>\n";
+        const char *frozen = MDSTAT_MD0_IDLE;
         const char *resumed = "Personalities : [raid1] \n"
                               "md1 : active raid1 sdb2[1] sda2[0]\n"
                               "      261120 blocks super 1.2 [2/2] [UU]\n"
