@@ -410,13 +410,17 @@ void manager_probe_record_result(Manager *m, ManagerProbeRun *run, RunTarget *t,
 
 static void run_finish(Manager *m, ManagerProbeRun *run, bool aborted) {
         run->summary.aborted = aborted;
-        run->summary.duration_usec = now(CLOCK_MONOTONIC) - run->start_usec;
+        /* a queued run aborted (the daemon stopping) never started: it took no time */
+        run->summary.duration_usec = run->started ? now(CLOCK_MONOTONIC) - run->start_usec : 0;
         for (size_t i = 0; i < run->n_waiters; i++)
                 if (!run->waiters[i].gone && run->waiters[i].w.finished)
                         run->waiters[i].w.finished(m, &run->summary, run->waiters[i].w.userdata);
         log_info("Probe run %llu (%s) %s: %u volumes, %u ok, %u errors, %u stalled, %u skipped "
                  "in %.1fs",
-                 (unsigned long long) run->id, run->profile.name, aborted ? "aborted" : "done",
+                 (unsigned long long) run->id, run->profile.name,
+                 !aborted       ? "done"
+                 : run->started ? "aborted"
+                                : "aborted before it started",
                  run->summary.n_volumes, run->summary.n_ok, run->summary.n_error,
                  run->summary.n_stalled, run->summary.n_skipped,
                  (double) run->summary.duration_usec / USEC_PER_SEC);

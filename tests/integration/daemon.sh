@@ -500,6 +500,20 @@ arm_silent
 cpid=$!
 helper=$(silent_helper)
 tap_ok $? "the second probe's helper went silent (stopped, pid ${helper:-none})"
+# a run queued behind the silent one is aborted before it starts, having taken no time
+"$CTL" probe --profile quick "$name" >"$SCRATCH/queued" 2>&1 &
+qpid=$!
+queued() {
+        bounded 10 "$CTL" status --json >"$SCRATCH/st-queued" 2>/dev/null &&
+                python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["queued"] != 1)' \
+                        "$SCRATCH/st-queued"
+}
+for _ in $(seq 100); do
+        queued && break
+        sleep 0.1
+done
+queued
+tap_ok $? "a third probe is queued behind the silent one"
 t0=$(date +%s%N)
 kill -TERM "$DPID"
 for _ in $(seq 150); do
@@ -519,6 +533,10 @@ DPID=
 tap_ok $rc "exit status 0 after SIGTERM (got $rc)"
 wait "$cpid"
 tap_ok $(($? != 2)) "the waiting client is told (exit 2: aborted)"
+wait "$qpid"
+tap_ok $(($? != 2)) "the queued run's client is told too (exit 2: aborted)"
+check "the queued run is logged as aborted before it started, in 0.0s" \
+        grep -qE "Probe run [0-9]+ \(quick\) aborted before it started: .* in 0\.0s$" "$SCRATCH/daemon.log"
 jwait 5 MESSAGE_ID=$ID_STOPPING >/dev/null
 tap_ok $? "journal: stopping"
 check "the daemon collected the silent helper before it exited" \
