@@ -12,15 +12,18 @@
 #      is that of its first few runs; beside another VM 6 runs once spread over 3x), false alarms
 #      counted (none allowed from the peer rule; own-baseline verdicts of a TCG guest are
 #      counted, see perf-fail-slow).
-#   2. md0 throttled to 30 %: the daemon (and so its probe helpers) in a cgroup v2 whose
-#      io.max on md0 (blk-throttle, the kernel's own limit) is first rbps = 0.3 x the learned
-#      sequential throughput alone (no IOPS limit: the QD1 random phase and its p99 stay
-#      normal), for BENCH_BPS_ROUNDS rounds (default 0: the bench runs it; on a TCG host the
-#      healthy sequential figures spread too widely for it, see bench/detection), reported
-#      not enforced; then rbps and riops = 0.3 x baseline: want `md0: performance degraded`
-#      (layer: volume) within 2 rounds, in the journal with MESSAGE_ID, STORPULSE_VOLUME=md0
-#      and STORPULSE_LAYER=volume. A 64 MiB sequential phase so the throttle's first slice
-#      does not hide it.
+#   2. md0 throttled to 30 % (deeper when the healthy runs spread so widely that 30 % is inside
+#      their noise, where the detector is blind to it by design: at most 0.7 of its line, at
+#      least 5 %; the depth is printed), from a clean state (a verdict host noise raised in
+#      the healthy phase has recovered first): the daemon (and so its probe helpers) in a
+#      cgroup v2 whose io.max on md0 (blk-throttle, the kernel's own limit) is first rbps at
+#      that depth of the learned sequential throughput alone (no IOPS limit: the QD1 random
+#      phase and its p99 stay normal), for BENCH_BPS_ROUNDS rounds (default 0: the bench runs
+#      it; on a TCG host the healthy sequential figures spread too widely for it, see
+#      bench/detection), reported not enforced; then rbps and riops at that depth: want
+#      `md0: performance degraded` (layer: volume) within 2 rounds, in the journal with
+#      MESSAGE_ID, STORPULSE_VOLUME=md0 and STORPULSE_LAYER=volume. A 64 MiB sequential phase
+#      so the throttle's first slice does not hide it.
 #   3. member failed: mdadm --fail of the third member: member-failed naming md0 and that
 #      member (journal: STORPULSE_VOLUME=md0, STORPULSE_MEMBER, STORPULSE_LAYER=member; no
 #      member-failed for the two healthy members), and degraded for md0.
@@ -96,28 +99,47 @@ done
 false_slow=$(events member-slow)
 false_degraded=$(events performance-degraded)
 
-# ---- 2. md0 throttled to 30 % ---------------------------------------------------------------
-# of the baseline of the profile the rounds run (bench); the members profile's two runs of step 0
-# have their own, which the limit was once taken from (riops at 50 % of bench's IOPS baseline)
-base=$("$STORPULSECTL" report --json md0 | python3 -c '
+# ---- 2. md0 throttled ---------------------------------------------------------------------------
+# bench_baseline: md0's state for the profile the rounds run (bench; the members profile's two runs
+# of step 0 have their own baseline, which the limit was once taken from): its verdict, the
+# sequential and random medians and their scaled MADs
+bench_baseline() {
+        "$STORPULSECTL" report --json md0 | python3 -c '
 import json, sys
-def walk(o):
-    if isinstance(o, dict):
-        if o.get("volume") == "md0" and o.get("profile") == "bench" and "metrics" in o:
-            yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-for b in walk(json.load(sys.stdin)):
-    print(int(b["metrics"]["seq_bytes_per_second"]["baseline"]), int(b["metrics"]["rand_iops"]["baseline"]))
-    break
-') || fail "no md0 baseline in storpulsectl report --json"
-read -r base base_iops <<<"$base"
+for b in json.load(sys.stdin)["volumes"]:
+    if b.get("volume") == "md0" and b.get("profile") == "bench":
+        s, r = b["metrics"]["seq_bytes_per_second"], b["metrics"]["rand_iops"]
+        print(b.get("verdict") or "learning", int(s["baseline"]), int(s.get("mad") or 0),
+              int(r["baseline"]), int(r.get("mad") or 0))
+        break
+'
+}
+# A verdict host noise raised in the healthy phase (counted above) must clear before the fault
+# goes in: under a standing verdict the throttle raises no event, and the standing verdict says
+# nothing of the throttle. Healthy rounds go on until it recovers (3 good runs), 8 at most.
+for ((settle = 0; ; settle++)); do
+        read -r verdict base base_mad base_iops iops_mad < <(bench_baseline) || true
+        [[ ${verdict:-} != degraded ]] && break
+        ((settle < 8)) || fail "md0's healthy-phase verdict still stands after 8 more healthy rounds"
+        round
+done
+((settle > 0)) && log "md0's healthy-phase verdict recovered after $settle more healthy rounds"
 [[ $base =~ ^[0-9]+$ && $base_iops =~ ^[0-9]+$ ]] && ((base > 0 && base_iops > 0)) ||
-        fail "md0 baseline throughput '$base', IOPS '$base_iops'"
-limit=$((base * 3 / 10)) limit_iops=$((base_iops * 3 / 10))
+        fail "md0 baseline throughput '${base:-}', IOPS '${base_iops:-}'"
+# The depth: 30 % of the baseline where that is out of the healthy noise, deeper where it is not.
+# The detector calls a throughput run bad below half of its baseline AND 3 MAD under it; beside
+# another VM the healthy runs of a TCG guest spread so widely that 3 MAD can exceed 70 % of the
+# median, and a 30 % throttle then reads inside the noise, undetectable by design (as it should
+# be). So the limit is at most 0.7 of the higher of the two lines (sequential, IOPS), at least 5 %
+# (where neither line is above 7 % the throughput is not judged at all: the latency the throttle
+# adds must find it).
+pct=$(python3 -c '
+import sys
+b, bm, i, im = map(float, sys.argv[1:])
+line = max(min(0.5, 1 - 3 * bm / b), min(0.5, 1 - 3 * im / i))
+print(max(5, min(30, int(70 * line))))' "$base" "$base_mad" "$base_iops" "$iops_mad")
+limit=$((base * pct / 100)) limit_iops=$((base_iops * pct / 100))
+log "md0's bench baseline: $base B/s (MAD $base_mad), $base_iops IOPS (MAD $iops_mad): throttle to $pct%"
 mountpoint -q /sys/fs/cgroup || run mount -t cgroup2 none /sys/fs/cgroup
 echo +io >/sys/fs/cgroup/cgroup.subtree_control || fail "no io controller in cgroup v2"
 mkdir -p /sys/fs/cgroup/storpulse-throttle
@@ -128,7 +150,7 @@ before=$(degraded_md0)
 bps_after=0
 t_throttle=@$(date +%s)
 if ((BPS_ROUNDS > 0)); then
-        log "md0 ($mdnum) throttled: rbps=$limit (30% of the baseline $base B/s; IOPS not limited)"
+        log "md0 ($mdnum) throttled: rbps=$limit ($pct% of the baseline $base B/s; IOPS not limited)"
         echo "$mdnum rbps=$limit" >/sys/fs/cgroup/storpulse-throttle/io.max || fail "io.max refused"
         for ((k = 1; k <= BPS_ROUNDS; k++)); do
                 round
@@ -136,7 +158,7 @@ if ((BPS_ROUNDS > 0)); then
         done
         before=$(degraded_md0)
 fi
-log "md0 ($mdnum) throttled: rbps=$limit riops=$limit_iops (30% of the baseline $base B/s, $base_iops IOPS)"
+log "md0 ($mdnum) throttled: rbps=$limit riops=$limit_iops ($pct% of the baseline $base B/s, $base_iops IOPS)"
 echo "$mdnum rbps=$limit riops=$limit_iops" >/sys/fs/cgroup/storpulse-throttle/io.max || fail "io.max refused"
 cat /sys/fs/cgroup/storpulse-throttle/io.max
 throttled_after=0
@@ -184,8 +206,8 @@ grep -E "\[(member-slow|performance-degraded|member-failed|degraded|rebuild-slow
         "$SCRATCH/daemon.log"
 {
         echo "healthy rounds: $HEALTHY, false alarms: $((false_slow + false_degraded)) ($false_slow member-slow, $false_degraded performance-degraded)"
-        ((BPS_ROUNDS > 0)) && echo "volume throttled to 30% bytes/s only: performance-degraded after $bps_after rounds (0: not within $BPS_ROUNDS)"
-        echo "volume throttled to 30% (rbps+riops): performance-degraded after $throttled_after rounds"
+        ((BPS_ROUNDS > 0)) && echo "volume throttled to $pct% bytes/s only: performance-degraded after $bps_after rounds (0: not within $BPS_ROUNDS)"
+        echo "volume throttled to $pct% (rbps+riops): performance-degraded after $throttled_after rounds"
         echo "member failed: member-failed after ${failed_secs}s (no probe run needed)"
         echo "rebuild throttled (1000 KiB/s, ETA over 20s): rebuild-slow after ${rebuild_secs}s"
 } | tee "$SCRATCH/perf-figures"
