@@ -9,7 +9,8 @@
 # and the rounds until `member-slow` and until a performance verdict on that layer are counted;
 # then the delay is removed and the member must be normal again. In the same boot perf-faults
 # (BENCH_FAULTS_HEALTHY healthy rounds, default 20) throttles md0 to 30% of its learned
-# sequential throughput (cgroup v2 io.max rbps only), fails a member, and rebuilds it under a
+# sequential throughput (cgroup v2 io.max rbps only; deeper where the healthy runs' noise hides
+# 30%, see tests/vm/scenarios/perf-faults.sh), fails a member, and rebuilds it under a
 # low sync_speed_max. Both assert the events in the guest's journal (MESSAGE_ID and fields).
 #   bench/detection/run.sh BUILDDIR [HEALTHY [FAULTS_HEALTHY]]
 # Prints the figures (from the guests' perf-figures) and the journal entry found for each fault
